@@ -1,0 +1,25 @@
+from django.core.management.base import BaseCommand
+
+from annotation import services
+
+DEMO_ACCOUNTS = [
+    ("admin@example.com", "admin (staff, Django admin)", {"superuser": True}),
+    ("researcher@example.com", "researcher (results and exports)", {"researcher": True}),
+    ("annotator1@example.com", "annotator", {}),
+    ("annotator2@example.com", "annotator", {}),
+    ("annotator3@example.com", "annotator", {}),
+]
+
+
+class Command(BaseCommand):
+    help = "Create (or refresh) the demo accounts and print how to log in."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--password", default="chatanime-demo", help="password for every demo account")
+
+    def handle(self, *args, password: str, **options):
+        for email, role, flags in DEMO_ACCOUNTS:
+            services.account_ensure(email=email, password=password, **flags)
+        self.stdout.write("Demo accounts (log in at http://127.0.0.1:8000/accounts/login/):")
+        for email, role, _ in DEMO_ACCOUNTS:
+            self.stdout.write(f"  {email:<26} password: {password:<16} {role}")

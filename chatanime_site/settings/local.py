@@ -1,0 +1,6 @@
+"""Settings for `make run`: debug on, embedded SQLite unless DATABASE_URL is set."""
+
+from .base import *  # noqa: F403
+from .base import env
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)

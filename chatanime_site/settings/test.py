@@ -1,0 +1,17 @@
+"""Settings for the test suite: fast hashing, in-memory email, no debug toolbar noise.
+
+The database comes from DATABASE_URL like everywhere else: SQLite by default for fast
+unit tests, PostgreSQL when CI sets it.
+"""
+
+from .base import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Unit tests run tasks in-process; integration tests start a real worker and switch
+# eagerness off themselves.
+CELERY_TASK_ALWAYS_EAGER = True

@@ -1,0 +1,51 @@
+from django.db import connection
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from annotation.roles import is_researcher
+from annotation.selectors import last_worker_heartbeat
+
+
+@require_GET
+def home(request):
+    return render(request, "home.html", {"researcher": is_researcher(request.user)})
+
+
+def _broker_reachable() -> bool | None:
+    """None when no broker is configured (the embedded mode runs tasks in-process)."""
+    from django.conf import settings
+
+    if not settings.REDIS_URL:
+        return None
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+@never_cache
+@require_GET
+def health(request):
+    """Liveness for load balancers and compose health checks: 200 while the database
+    answers; the broker and workers are reported but do not fail the check, because
+    rating keeps working without them."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        database_ok = True
+    except Exception:
+        database_ok = False
+    heartbeat = last_worker_heartbeat()
+    body = {
+        "database": "ok" if database_ok else "unreachable",
+        "broker": {None: "in-process", True: "ok", False: "unreachable"}[_broker_reachable()],
+        "worker_seen_seconds_ago": (
+            round((timezone.now() - heartbeat.seen_at).total_seconds()) if heartbeat else None
+        ),
+    }
+    return JsonResponse(body, status=200 if database_ok else 503)

@@ -1,0 +1,38 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from dialogues.importer import ImportFailed, import_chatanime
+
+
+class Command(BaseCommand):
+    help = (
+        "Import answers in the ChatAnime JSON format from a directory of source files or "
+        "one file. All or nothing; running it again changes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", type=Path, help="a directory of <source>.json files, or one file")
+
+    def handle(self, *args, path: Path, **options):
+        try:
+            report = import_chatanime(path)
+        except ImportFailed as failure:
+            for problem in failure.problems[:50]:
+                self.stderr.write(f"  {problem}")
+            hidden = len(failure.problems) - 50
+            if hidden > 0:
+                self.stderr.write(f"  … and {hidden} more problems")
+            raise CommandError(
+                f"import failed with {len(failure.problems)} problem(s); nothing was written"
+            ) from None
+        self.stdout.write(
+            f"Read {report.files} file(s): "
+            f"{report.sources_created} new source(s), {report.characters_created} new character(s), "
+            f"{report.scenarios_created} new scenario(s); answers: {report.answers_created} created, "
+            f"{report.answers_updated} updated, {report.answers_unchanged} unchanged."
+        )
+        if not report.changed_anything:
+            self.stdout.write(self.style.SUCCESS("Nothing changed: everything was already imported."))
+        else:
+            self.stdout.write(self.style.SUCCESS("Import complete."))
