@@ -17,8 +17,14 @@ def worker_heartbeat_record(*, hostname: str) -> WorkerHeartbeat:
 
 
 @transaction.atomic
-def account_ensure(*, email: str, password: str, staff: bool = False, superuser: bool = False,
-                   researcher: bool = False):
+def account_ensure(
+    *,
+    email: str,
+    password: str,
+    staff: bool = False,
+    superuser: bool = False,
+    researcher: bool = False,
+):
     """Create or refresh a ready-to-use account whose email address is verified."""
     from allauth.account.models import EmailAddress
 

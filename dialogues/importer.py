@@ -135,7 +135,7 @@ def read_source_file(name: str, raw: bytes, max_length: int) -> tuple[SourceFile
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        problem(f"not valid UTF-8: byte {error.start} is {raw[error.start:error.start + 1]!r}")
+        problem(f"not valid UTF-8: byte {error.start} is {raw[error.start : error.start + 1]!r}")
         return source, problems
     try:
         content = json.loads(text)
@@ -167,7 +167,9 @@ def read_source_file(name: str, raw: bytes, max_length: int) -> tuple[SourceFile
                 problem("dialog_id must be an integer", field="dialog_id", **where)
                 continue
             if not 1 <= dialog_id <= SCENARIO_COUNT:
-                problem(f"dialog_id must be between 1 and {SCENARIO_COUNT}", field="dialog_id", **where)
+                problem(
+                    f"dialog_id must be between 1 and {SCENARIO_COUNT}", field="dialog_id", **where
+                )
                 continue
             if dialog_id in seen_ids:
                 problem("duplicate dialog_id for this character", field="dialog_id", **where)
@@ -179,7 +181,9 @@ def read_source_file(name: str, raw: bytes, max_length: int) -> tuple[SourceFile
                 if text_field not in dialogue:
                     problem("missing", field=text_field, **where)
                 elif not isinstance(value, str):
-                    problem(f"must be a string, not {type(value).__name__}", field=text_field, **where)
+                    problem(
+                        f"must be a string, not {type(value).__name__}", field=text_field, **where
+                    )
                 elif not value.strip():
                     problem("is empty", field=text_field, **where)
                 elif len(value) > max_length:

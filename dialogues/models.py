@@ -105,7 +105,9 @@ class Answer(models.Model):
             models.UniqueConstraint(
                 fields=["character", "scenario", "source", "round"], name="one_answer_per_cell"
             ),
-            models.CheckConstraint(condition=models.Q(round__in=ROUNDS), name="answer_round_1_or_2"),
+            models.CheckConstraint(
+                condition=models.Q(round__in=ROUNDS), name="answer_round_1_or_2"
+            ),
         ]
         indexes = [models.Index(fields=["source", "round"])]
 

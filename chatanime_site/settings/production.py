@@ -14,7 +14,9 @@ DATABASES = {"default": env.db("DATABASE_URL")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 REDIS_URL = env("REDIS_URL")
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+}
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = False
 
@@ -35,6 +37,17 @@ X_FRAME_OPTIONS = "DENY"
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 
 ACCOUNT_EMAIL_VERIFICATION = "mandatory"
-EMAIL_BACKEND = env("DJANGO_EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
-EMAIL_HOST = env("DJANGO_EMAIL_HOST", default="localhost")
-EMAIL_PORT = env.int("DJANGO_EMAIL_PORT", default=25)
+MAILERS = {
+    "default": {
+        "BACKEND": env(
+            "DJANGO_EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend"
+        ),
+        "OPTIONS": {
+            "host": env("DJANGO_EMAIL_HOST", default="localhost"),
+            "port": env.int("DJANGO_EMAIL_PORT", default=25),
+            "username": env("DJANGO_EMAIL_USER", default=None),
+            "password": env("DJANGO_EMAIL_PASSWORD", default=None),
+            "use_tls": env.bool("DJANGO_EMAIL_USE_TLS", default=False),
+        },
+    }
+}

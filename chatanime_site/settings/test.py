@@ -7,7 +7,7 @@ unit tests, PostgreSQL when CI sets it.
 from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+MAILERS = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -15,3 +15,6 @@ STORAGES = {
 # Unit tests run tasks in-process; integration tests start a real worker and switch
 # eagerness off themselves.
 CELERY_TASK_ALWAYS_EAGER = True
+# Static files come straight from the app and project folders; no collectstatic step.
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True

@@ -15,10 +15,12 @@ class Command(BaseCommand):
     help = "Create (or refresh) the demo accounts and print how to log in."
 
     def add_arguments(self, parser):
-        parser.add_argument("--password", default="chatanime-demo", help="password for every demo account")
+        parser.add_argument(
+            "--password", default="chatanime-demo", help="password for every demo account"
+        )
 
     def handle(self, *args, password: str, **options):
-        for email, role, flags in DEMO_ACCOUNTS:
+        for email, _role, flags in DEMO_ACCOUNTS:
             services.account_ensure(email=email, password=password, **flags)
         self.stdout.write("Demo accounts (log in at http://127.0.0.1:8000/accounts/login/):")
         for email, role, _ in DEMO_ACCOUNTS:

@@ -12,7 +12,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", type=Path, help="a directory of <source>.json files, or one file")
+        parser.add_argument(
+            "path", type=Path, help="a directory of <source>.json files, or one file"
+        )
 
     def handle(self, *args, path: Path, **options):
         try:
@@ -33,6 +35,8 @@ class Command(BaseCommand):
             f"{report.answers_updated} updated, {report.answers_unchanged} unchanged."
         )
         if not report.changed_anything:
-            self.stdout.write(self.style.SUCCESS("Nothing changed: everything was already imported."))
+            self.stdout.write(
+                self.style.SUCCESS("Nothing changed: everything was already imported.")
+            )
         else:
             self.stdout.write(self.style.SUCCESS("Import complete."))

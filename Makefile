@@ -1,0 +1,56 @@
+# ChatAnime annotation platform. `make run` serves the demo; `make test` runs every test.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+DATA ?= dialogues/demo_data
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test test-fast lint format lock worker bench clean
+
+$(VENV)/.installed: requirements/base.lock requirements/dev.lock
+	@python=$$(scripts/find-python) || exit 1; \
+	if [ ! -x $(PY) ] || ! $(PY) -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null; then \
+	  echo "Creating $(VENV) with $$python"; rm -rf $(VENV); "$$python" -m venv $(VENV) || exit 1; \
+	fi
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.lock
+	@touch $@
+
+run: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py import_chatanime $(DATA)
+	$(PY) manage.py seed_demo
+	scripts/serve $(HOST) $(PORT)
+
+test: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test-fast: $(VENV)/.installed
+	$(VENV)/bin/pytest -m "not integration and not browser" $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.installed
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+worker: $(VENV)/.installed
+	$(VENV)/bin/celery -A chatanime_site worker --beat --loglevel INFO
+
+bench: $(VENV)/.installed
+	$(PY) bench/import_speed.py
+
+# Re-resolve the lock files from the pins in pyproject.toml.
+lock:
+	@python=$$(scripts/find-python) || exit 1; tmp=$$(mktemp -d); \
+	"$$python" -m venv $$tmp && $$tmp/bin/pip install --quiet . && \
+	$$tmp/bin/pip freeze --exclude chatanime > requirements/base.lock && \
+	$$tmp/bin/pip install --quiet --group dev && \
+	{ echo "-r base.lock"; $$tmp/bin/pip freeze --exclude chatanime | grep -vxFf requirements/base.lock; } > requirements/dev.lock; \
+	rm -rf $$tmp
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache

@@ -1,0 +1,15 @@
+import os
+
+import pytest
+
+# Playwright's sync API runs an event loop in the test thread; Django refuses ORM calls
+# from a thread with a running loop unless told that this is intended.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+pytest_plugins = ["tests.fixtures.services", "tests.fixtures.data"]
+
+
+@pytest.fixture(autouse=True)
+def _english_by_default(settings):
+    """Assertions read English; tests about Chinese set the language explicitly."""
+    settings.LANGUAGE_CODE = "en"

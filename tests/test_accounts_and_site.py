@@ -1,0 +1,102 @@
+import json
+from io import StringIO
+
+import pytest
+from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+pytestmark = pytest.mark.django_db
+
+User = get_user_model()
+
+
+def seed(password="s3cret-demo"):
+    out = StringIO()
+    call_command("seed_demo", "--password", password, stdout=out)
+    return out.getvalue()
+
+
+def test_seed_demo_creates_the_demo_accounts_and_says_how_to_log_in():
+    output = seed()
+
+    emails = set(User.objects.values_list("email", flat=True))
+    assert emails == {
+        "admin@example.com",
+        "researcher@example.com",
+        "annotator1@example.com",
+        "annotator2@example.com",
+        "annotator3@example.com",
+    }
+    assert "annotator1@example.com" in output and "s3cret-demo" in output
+    assert "/accounts/login/" in output
+    assert User.objects.get(email="admin@example.com").is_superuser
+    assert not User.objects.get(email="annotator1@example.com").is_staff
+    assert EmailAddress.objects.filter(verified=True, primary=True).count() == 5
+
+
+def test_seed_demo_is_idempotent():
+    seed()
+    seed(password="another-one")
+
+    assert User.objects.count() == 5
+    assert EmailAddress.objects.count() == 5
+    assert User.objects.get(email="annotator2@example.com").check_password("another-one")
+
+
+def test_a_demo_annotator_can_log_in_by_email(client):
+    seed()
+
+    response = client.post(
+        "/accounts/login/", {"login": "annotator1@example.com", "password": "s3cret-demo"}
+    )
+
+    assert response.status_code == 302
+    assert client.session.get("_auth_user_id")
+
+
+def test_the_home_page_speaks_chinese_by_default(client, settings):
+    settings.LANGUAGE_CODE = "zh-hans"
+
+    response = client.get("/")
+
+    assert response.status_code == 200
+    assert '<html lang="zh-hans">' in response.content.decode()
+
+
+def test_the_health_check_reports_the_database(client):
+    response = client.get("/health/")
+
+    assert response.status_code == 200
+    body = json.loads(response.content)
+    assert body["database"] == "ok"
+    assert body["worker_seen_seconds_ago"] is None
+
+
+def test_the_api_schema_is_served(client):
+    response = client.get("/api/schema/")
+
+    assert response.status_code == 200
+    assert b"openapi" in response.content
+
+
+@pytest.mark.parametrize("url", ["/admin/dialogues/answer/", "/admin/dialogues/source/"])
+def test_staff_can_browse_answers_and_sources(client, demo_dataset, url):
+    seed()
+    client.force_login(User.objects.get(email="admin@example.com"))
+
+    response = client.get(url)
+
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("email", ["annotator1@example.com", "researcher@example.com"])
+@pytest.mark.parametrize("url", ["/admin/dialogues/answer/", "/admin/dialogues/source/"])
+def test_non_staff_cannot_browse_answers(client, demo_dataset, email, url):
+    seed()
+    client.force_login(User.objects.get(email=email))
+
+    response = client.get(url)
+
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
