@@ -12,13 +12,16 @@ from annotation.models import WorkerHeartbeat
 from annotation.tasks import record_worker_heartbeat
 from dialogues.models import Answer, Character, Scenario, Source
 from tests.fixtures.data import REAL_DATA, write_source
-from tests.fixtures.services import wait_for
+from tests.fixtures.services import require_service, wait_for
 
 pytestmark = pytest.mark.integration
 
-needs_real_data = pytest.mark.skipif(
-    not REAL_DATA.is_dir(), reason="the published ChatAnime data is not beside the repository"
-)
+
+@pytest.fixture
+def real_data():
+    if not REAL_DATA.is_dir():
+        require_service(f"the published ChatAnime data is not at {REAL_DATA}")
+    return REAL_DATA
 
 
 @pytest.mark.django_db(transaction=True)
@@ -44,9 +47,8 @@ def test_the_health_check_sees_the_broker_and_the_worker(celery_worker, client):
     assert body["worker_seen_seconds_ago"] is not None
 
 
-@needs_real_data
 @pytest.mark.django_db
-def test_the_published_dataset_imports_into_postgresql(postgres):
+def test_the_published_dataset_imports_into_postgresql(postgres, real_data):
     out = StringIO()
     call_command("import_chatanime", str(REAL_DATA), stdout=out)
 
@@ -59,9 +61,10 @@ def test_the_published_dataset_imports_into_postgresql(postgres):
     assert "Nothing changed" in out.getvalue()
 
 
-@needs_real_data
 @pytest.mark.django_db
-def test_a_broken_file_beside_the_published_data_writes_nothing_to_postgresql(postgres, tmp_path):
+def test_a_broken_file_beside_the_published_data_writes_nothing_to_postgresql(
+    postgres, real_data, tmp_path
+):
     for file in REAL_DATA.glob("*.json"):
         (tmp_path / file.name).write_bytes(file.read_bytes())
     write_source(tmp_path, "zzz-broken", {"《海贼王》的路飞": [{"dialog_id": 3}]})
@@ -73,8 +76,7 @@ def test_a_broken_file_beside_the_published_data_writes_nothing_to_postgresql(po
     assert Source.objects.count() == 0
 
 
-@needs_real_data
-def test_the_published_dataset_imports_into_the_embedded_sqlite(tmp_path):
+def test_the_published_dataset_imports_into_the_embedded_sqlite(real_data, tmp_path):
     """`make run DATA=…` uses SQLite; prove the whole dataset goes in there too."""
     env = {
         **os.environ,
