@@ -1,7 +1,216 @@
 """Non-trivial reads of the annotation domain."""
 
-from .models import WorkerHeartbeat
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db.models import F
+from django.utils import timezone
+
+from dialogues.models import Answer
+
+from .models import (
+    AnnotatorProfile,
+    Assignment,
+    AssignmentState,
+    Item,
+    ItemKind,
+    Judgment,
+    Metric,
+    ProfileStatus,
+    Qualification,
+    QualificationStatus,
+    StudyStatus,
+    WorkerHeartbeat,
+)
+from .services import POSITIONS
 
 
 def last_worker_heartbeat() -> WorkerHeartbeat | None:
     return WorkerHeartbeat.objects.order_by("-seen_at").first()
+
+
+# Where an annotator stands ---------------------------------------------------------------
+
+
+class Step:
+    CONSENT = "consent"
+    CHARACTERS = "characters"
+    QUIZ = "quiz"
+    WAITING = "waiting"
+    READY = "ready"
+    REJECTED = "rejected"
+    SUSPENDED = "suspended"
+
+
+def annotator_step(user) -> str:
+    """The next thing this person has to do before (or instead of) rating."""
+    profile = AnnotatorProfile.objects.filter(user=user).first()
+    if profile is None or profile.consented_at is None:
+        return Step.CONSENT
+    if profile.status == ProfileStatus.SUSPENDED:
+        return Step.SUSPENDED
+    statuses = set(profile.qualifications.values_list("status", flat=True))
+    if profile.status == ProfileStatus.APPROVED and QualificationStatus.APPROVED in statuses:
+        return Step.READY
+    if not statuses:
+        return Step.CHARACTERS
+    if statuses & {QualificationStatus.CLAIMED, QualificationStatus.FAILED}:
+        return Step.QUIZ
+    if QualificationStatus.PASSED in statuses:
+        return Step.WAITING
+    return Step.REJECTED
+
+
+def qualifications_of(user) -> list[Qualification]:
+    return list(
+        Qualification.objects.filter(profile__user=user)
+        .select_related("character")
+        .order_by("character_id")
+    )
+
+
+# Progress ------------------------------------------------------------------------------
+
+
+@dataclass
+class Progress:
+    done: int
+    today: int
+    remaining: int
+    break_due: bool
+
+    @property
+    def total(self) -> int:
+        return self.done + self.remaining
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else 100
+
+
+def progress_of(user) -> Progress:
+    now = timezone.now()
+    judgments = Judgment.objects.filter(annotator=user, item__study__status=StudyStatus.OPEN)
+    done = judgments.count()
+    start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    today = list(
+        Judgment.objects.filter(annotator=user, submitted_at__gte=start_of_day)
+        .order_by("submitted_at")
+        .values_list(
+            "submitted_at", "item__study__break_every_items", "item__study__break_every_minutes"
+        )
+    )
+    character_ids = Qualification.objects.filter(
+        profile__user=user, status=QualificationStatus.APPROVED
+    ).values("character_id")
+    seen = Assignment.objects.filter(annotator=user).exclude(state=AssignmentState.EXPIRED)
+    remaining = (
+        Item.objects.filter(study__status=StudyStatus.OPEN, character_id__in=character_ids)
+        .exclude(
+            pk__in=seen.filter(
+                state__in=[AssignmentState.SUBMITTED, AssignmentState.SKIPPED]
+            ).values("item_id")
+        )
+        .filter(judgment_count__lt=F("study__overlap"))
+        .count()
+    )
+    return Progress(
+        done=done, today=len(today), remaining=remaining, break_due=_break_due(today, now)
+    )
+
+
+SESSION_GAP = timedelta(minutes=10)
+
+
+def _break_due(today: list[tuple], now) -> bool:
+    """A break is due after every N items of today, or when the current sitting (no gap
+    of 10 minutes) has lasted longer than the study's limit."""
+    if not today:
+        return False
+    last_at, every_items, every_minutes = today[-1]
+    if now - last_at > SESSION_GAP:
+        return False
+    if every_items and len(today) % every_items == 0:
+        return True
+    sitting_start = last_at
+    for submitted_at, *_rest in reversed(today):
+        if sitting_start - submitted_at > SESSION_GAP:
+            break
+        sitting_start = submitted_at
+    return bool(every_minutes) and now - sitting_start >= timedelta(minutes=every_minutes)
+
+
+# The item as the annotator sees it -----------------------------------------------------
+
+
+@dataclass
+class ShownAnswer:
+    letter: str  # "A", "B", …: all the browser ever learns about an answer
+    position: str  # "a", "b", …: used in form field names
+    text: str
+    question: str
+    context_answer: str = ""  # round 2: this source's own round-1 answer
+
+
+@dataclass
+class ShownItem:
+    token: str
+    kind: str
+    character_name: str
+    character_work: str
+    round: int | None
+    shared_question: str  # the scenario, as one text for all answers
+    answers: list[ShownAnswer] = field(default_factory=list)
+    metrics: list[Metric] = field(default_factory=list)
+    ask_human_guess: bool = False
+
+
+def shown_item(assignment: Assignment) -> ShownItem:
+    """Everything the rating page shows, and nothing that could reveal a source."""
+    item = assignment.item
+    answers_by_slot = {
+        slot.slot: slot.answer for slot in item.slots.select_related("answer", "answer__scenario")
+    }
+    ordered = [answers_by_slot[slot] for slot in assignment.display_order]
+    context = {}
+    if item.kind == ItemKind.PAIR and item.round == 2:
+        # Round-2 follow-ups react to each source's own round-1 answer: show it.
+        context = {
+            answer.source_id: answer
+            for answer in Answer.objects.filter(
+                character_id=item.character_id,
+                scenario_id=item.scenario_id,
+                round=1,
+                source_id__in=[a.source_id for a in ordered],
+            )
+        }
+    shown = ShownItem(
+        token=assignment.token,
+        kind=item.kind,
+        character_name=item.character.name_zh,
+        character_work=item.character.work_zh,
+        round=item.round,
+        shared_question=item.scenario.question if item.scenario_id else "",
+        metrics=list(Metric.objects.filter(for_diversity=item.kind == ItemKind.DIVERSITY)),
+        ask_human_guess=item.kind == ItemKind.PAIR and item.study.ask_human_guess,
+    )
+    for index, answer in enumerate(ordered):
+        round_1 = context.get(answer.source_id)
+        shown.answers.append(
+            ShownAnswer(
+                letter=POSITIONS[index].upper(),
+                position=POSITIONS[index],
+                text=answer.text,
+                question=answer.question,
+                context_answer=round_1.text if round_1 else "",
+            )
+        )
+    return shown
+
+
+def pending_quizzes(user) -> list[Qualification]:
+    return [
+        q
+        for q in qualifications_of(user)
+        if q.status in (QualificationStatus.CLAIMED, QualificationStatus.FAILED)
+    ]

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from annotation import services
+from annotation import demo, services
 
 DEMO_ACCOUNTS = [
     ("admin@example.com", "admin (staff, Django admin)", {"superuser": True}),
@@ -20,8 +20,21 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, password: str, **options):
-        for email, _role, flags in DEMO_ACCOUNTS:
-            services.account_ensure(email=email, password=password, **flags)
+        users = {
+            email: services.account_ensure(email=email, password=password, **flags)
+            for email, _role, flags in DEMO_ACCOUNTS
+        }
+        annotators = [user for email, user in users.items() if email.startswith("annotator")]
+        study = demo.demo_prepare(annotators=annotators)
+        if study is None:
+            self.stdout.write(
+                "No answers imported yet: import some, then run seed_demo again for a demo study."
+            )
+        else:
+            self.stdout.write(
+                f"Study '{study.slug}' is open with {study.items.count()} items; "
+                "the demo annotators are approved for all its characters."
+            )
         self.stdout.write("Demo accounts (log in at http://127.0.0.1:8000/accounts/login/):")
         for email, role, _ in DEMO_ACCOUNTS:
             self.stdout.write(f"  {email:<26} password: {password:<16} {role}")

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from .views import annotate, screening
+
+urlpatterns = [
+    path("annotate/", annotate.annotate, name="annotate"),
+    path("annotate/<str:token>/", annotate.item, name="annotate-item"),
+    path("annotate/<str:token>/skip/", annotate.skip, name="annotate-skip"),
+    path("screening/", screening.hub, name="screening"),
+    path("screening/consent/", screening.consent, name="screening-consent"),
+    path("screening/characters/", screening.characters, name="screening-characters"),
+    path("screening/quiz/<int:character_id>/", screening.quiz, name="screening-quiz"),
+]

@@ -1,0 +1,143 @@
+"""The rating screen. Full pages for plain requests, the `item` fragment for htmx."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from .. import selectors, services
+from ..models import Assignment, AssignmentState
+from ..selectors import Step
+
+TEMPLATE = "annotation/annotate.html"
+
+
+def _render(request, assignment, *, error=None, posted=None, status=200, notice=None):
+    context = {
+        "progress": selectors.progress_of(request.user),
+        "error": error,
+        "notice": notice,
+        "posted": posted or {},
+    }
+    if assignment is not None:
+        context["item"] = selectors.shown_item(assignment)
+    template = f"{TEMPLATE}#work" if request.htmx else TEMPLATE
+    response = render(request, template, context, status=status)
+    if request.htmx and assignment is not None:
+        response["HX-Push-Url"] = reverse("annotate-item", args=[assignment.token])
+    elif request.htmx:
+        response["HX-Push-Url"] = reverse("annotate")
+    return response
+
+
+def _not_ready(request):
+    step = selectors.annotator_step(request.user)
+    return None if step == Step.READY else redirect("screening")
+
+
+@login_required
+@require_GET
+def annotate(request):
+    """Send the annotator to their current item, or to what they must do first."""
+    if (detour := _not_ready(request)) is not None:
+        return detour
+    assignment = services.assignment_next(user=request.user)
+    if assignment is None:
+        return _render(request, None)
+    return redirect("annotate-item", token=assignment.token)
+
+
+def _own_assignment(request, token) -> Assignment:
+    assignment = (
+        Assignment.objects.select_related("item__study", "item__character", "item__scenario")
+        .filter(token=token, annotator=request.user)
+        .first()
+    )
+    if assignment is None:
+        # Another annotator's token looks exactly like a token that does not exist.
+        raise Http404
+    return assignment
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def item(request, token):
+    if (detour := _not_ready(request)) is not None:
+        return detour
+    if request.method == "POST":
+        return _submit(request, token)
+    assignment = _own_assignment(request, token)
+    if assignment.state != AssignmentState.ACTIVE:
+        return redirect("annotate")
+    try:
+        assignment = services.assignment_check_active(user=request.user, token=token)
+    except services.AnnotationError as refusal:
+        return _render(request, None, error=refusal.message, status=409)
+    return _render(request, assignment)
+
+
+def submission_from_post(post, shown) -> tuple[services.Submission, dict]:
+    """Read the form. Values that are not whole numbers are passed on as 0, which the
+    service refuses as out of range; missing values are simply absent."""
+    ratings, posted = {}, {}
+    positions = [a.position for a in shown.answers] if shown.kind == "pair" else ["set"]
+    for position in positions:
+        for metric in shown.metrics:
+            name = f"{position}-{metric.slug}"
+            raw = post.get(name, "").strip()
+            if raw == "":
+                continue
+            posted[name] = raw
+            ratings[(position, metric.slug)] = int(raw) if raw.isdigit() else 0
+    for name in ("preference", "human_guess", "comment"):
+        posted[name] = post.get(name, "")
+    return (
+        services.Submission(
+            ratings=ratings,
+            preference=posted["preference"],
+            human_guess=posted["human_guess"],
+            comment=posted["comment"],
+        ),
+        posted,
+    )
+
+
+def _submit(request, token):
+    assignment = _own_assignment(request, token)
+    shown = selectors.shown_item(assignment)
+    submission, posted = submission_from_post(request.POST, shown)
+    try:
+        services.judgment_submit(user=request.user, token=token, submission=submission)
+    except services.AnnotationError as refusal:
+        if refusal.code == "already_submitted":
+            # A double click or a replayed POST: the first one counted; move on.
+            return _next(request, notice=refusal.message)
+        if refusal.code in ("lease_expired", "study_closed", "skipped"):
+            return _render(request, None, error=refusal.message, status=409)
+        return _render(request, assignment, error=refusal.message, posted=posted, status=422)
+    return _next(request)
+
+
+def _next(request, notice=None):
+    if not request.htmx:
+        return HttpResponseRedirect(reverse("annotate"))
+    assignment = services.assignment_next(user=request.user)
+    return _render(request, assignment, notice=notice)
+
+
+@login_required
+@require_POST
+def skip(request, token):
+    if (detour := _not_ready(request)) is not None:
+        return detour
+    assignment = _own_assignment(request, token)
+    try:
+        services.assignment_skip(
+            user=request.user, token=token, reason=request.POST.get("reason", "")
+        )
+    except services.AnnotationError as refusal:
+        if refusal.code == "skip_reason":
+            return _render(request, assignment, error=refusal.message, status=422)
+        return _render(request, None, error=refusal.message, status=409)
+    return _next(request)

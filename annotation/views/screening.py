@@ -1,0 +1,112 @@
+"""Becoming an annotator: consent, the characters one knows, a quiz for each."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods
+
+from dialogues.models import Character
+
+from .. import selectors, services
+from ..models import Qualification, QualificationStatus
+
+
+@login_required
+@require_GET
+def hub(request):
+    step = selectors.annotator_step(request.user)
+    if step == selectors.Step.CONSENT:
+        return redirect("screening-consent")
+    if step == selectors.Step.CHARACTERS:
+        return redirect("screening-characters")
+    return render(
+        request,
+        "annotation/screening.html",
+        {"step": step, "qualifications": selectors.qualifications_of(request.user)},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def consent(request):
+    if request.method == "POST":
+        if request.POST.get("agree") != "yes":
+            messages.error(
+                request, _("Please tick the box to give your consent, or leave this page.")
+            )
+            return render(request, "annotation/consent.html", status=422)
+        services.consent_give(user=request.user)
+        return redirect("screening-characters")
+    return render(request, "annotation/consent.html")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def characters(request):
+    if selectors.annotator_step(request.user) == selectors.Step.CONSENT:
+        return redirect("screening-consent")
+    all_characters = list(Character.objects.order_by("work_zh", "name_zh"))
+    claimed = {q.character_id for q in selectors.qualifications_of(request.user)}
+    if request.method == "POST":
+        ids = {int(pk) for pk in request.POST.getlist("character") if pk.isdigit()}
+        chosen = [c for c in all_characters if c.pk in ids]
+        try:
+            services.characters_claim(user=request.user, characters=chosen)
+        except services.AnnotationError as refusal:
+            messages.error(request, refusal.message)
+            return render(
+                request,
+                "annotation/characters.html",
+                {"characters": all_characters, "claimed": claimed},
+                status=422,
+            )
+        return redirect("screening")
+    return render(
+        request, "annotation/characters.html", {"characters": all_characters, "claimed": claimed}
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def quiz(request, character_id):
+    character = get_object_or_404(Character, pk=character_id)
+    qualification = get_object_or_404(
+        Qualification, profile__user=request.user, character=character
+    )
+    if qualification.status not in (QualificationStatus.CLAIMED, QualificationStatus.FAILED):
+        return redirect("screening")
+    questions = services.quiz_questions(qualification=qualification)
+    context = {
+        "character": character,
+        "qualification": qualification,
+        "questions": questions,
+        "attempts_left": services.MAX_QUIZ_ATTEMPTS - qualification.quiz_attempts,
+    }
+    if request.method == "POST":
+        choices = {}
+        for question in questions:
+            raw = request.POST.get(f"q{question.pk}", "")
+            if raw.isdigit():
+                choices[question.pk] = int(raw)
+        try:
+            result = services.quiz_submit(
+                user=request.user,
+                character=character,
+                choices=choices,
+                roleplay_sample=request.POST.get("roleplay_sample", ""),
+            )
+        except services.AnnotationError as refusal:
+            messages.error(request, refusal.message)
+            context["posted"] = request.POST
+            return render(request, "annotation/quiz.html", context, status=422)
+        if result.status == QualificationStatus.PASSED:
+            messages.success(request, _("Quiz passed. Staff will review your application soon."))
+        else:
+            messages.error(
+                request,
+                _("Not passed this time (score %(score)d%%).")
+                % {"score": round(100 * result.quiz_score)},
+            )
+        return redirect("screening")
+    return render(request, "annotation/quiz.html", context)

@@ -1,0 +1,143 @@
+// Keyboard-first rating and a draft that survives a reload.
+// Works on whatever form htmx swaps in: everything is (re)bound on htmx:load.
+(function () {
+  "use strict";
+
+  function groups(form) {
+    return Array.from(form.querySelectorAll("[data-group]"));
+  }
+
+  function isAnswered(group) {
+    return group.querySelector("input:checked") !== null;
+  }
+
+  function setActive(form, group) {
+    groups(form).forEach(function (g) { g.classList.toggle("active", g === group); });
+    if (group) {
+      group.scrollIntoView({ block: "nearest" });
+    }
+    form._activeGroup = group;
+  }
+
+  function move(form, step) {
+    var all = groups(form);
+    var index = all.indexOf(form._activeGroup);
+    var next = all[Math.min(all.length - 1, Math.max(0, index + step))];
+    setActive(form, next);
+  }
+
+  function firstUnanswered(form) {
+    return groups(form).find(function (g) { return !isAnswered(g); }) || null;
+  }
+
+  // Drafts live in this browser only, keyed by the opaque item token.
+  function draftKey(form) { return "chatanime-draft:" + form.dataset.draftKey; }
+
+  function saveDraft(form) {
+    var values = {};
+    new FormData(form).forEach(function (value, name) {
+      if (name !== "csrfmiddlewaretoken") { values[name] = value; }
+    });
+    try { localStorage.setItem(draftKey(form), JSON.stringify(values)); } catch (e) { /* private mode */ }
+  }
+
+  function restoreDraft(form) {
+    var raw = null;
+    try { raw = localStorage.getItem(draftKey(form)); } catch (e) { return; }
+    if (!raw) { return; }
+    var values = JSON.parse(raw);
+    Object.keys(values).forEach(function (name) {
+      var value = values[name];
+      var fields = form.querySelectorAll('[name="' + CSS.escape(name) + '"]');
+      fields.forEach(function (field) {
+        if (field.type === "radio") {
+          if (field.value === value && !form.querySelector('[name="' + CSS.escape(name) + '"]:checked')) {
+            field.checked = true;
+          }
+        } else if (!field.value) {
+          field.value = value;
+        }
+      });
+    });
+  }
+
+  function clearDraft(form) {
+    try { localStorage.removeItem(draftKey(form)); } catch (e) { /* ignore */ }
+  }
+
+  function bind(form) {
+    if (form._bound) { return; }
+    form._bound = true;
+    restoreDraft(form);
+    setActive(form, firstUnanswered(form) || groups(form)[0]);
+
+    form.addEventListener("change", function (event) {
+      saveDraft(form);
+      var group = event.target.closest("[data-group]");
+      if (group) { setActive(form, group); }
+    });
+    form.addEventListener("input", function () { saveDraft(form); });
+    form.addEventListener("focusin", function (event) {
+      var group = event.target.closest("[data-group]");
+      if (group) { setActive(form, group); }
+    });
+    // The server echoes the posted values when it refuses a submission, so the draft
+    // is not needed once the form has been sent.
+    form.addEventListener("submit", function () { clearDraft(form); });
+    form.addEventListener("click", function (event) {
+      var group = event.target.closest("[data-group]");
+      if (group) { setActive(form, group); }
+    });
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var form = document.querySelector("form.rating-form");
+    if (!form || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    var target = event.target;
+    if (target.tagName === "TEXTAREA" || target.tagName === "SELECT" ||
+        (target.tagName === "INPUT" && target.type === "text")) {
+      return;
+    }
+    var group = form._activeGroup;
+    if (/^[1-9]$/.test(event.key) && group) {
+      var input = group.querySelector('input[data-key="' + event.key + '"]');
+      if (input) {
+        event.preventDefault();
+        input.checked = true;
+        input.dispatchEvent(new Event("change", { bubbles: true }));
+        var next = firstUnanswered(form);
+        setActive(form, next || group);
+        if (next) {
+          var first = next.querySelector("input");
+          if (first && document.activeElement && document.activeElement.closest("form") === form) {
+            (next.querySelector("input:checked") || first).focus({ preventScroll: true });
+          }
+        } else {
+          form.querySelector("button[type=submit]").focus({ preventScroll: true });
+        }
+      }
+    } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      move(form, event.key === "ArrowDown" ? 1 : -1);
+      var focusTarget = form._activeGroup && (form._activeGroup.querySelector("input:checked") || form._activeGroup.querySelector("input"));
+      if (focusTarget) { focusTarget.focus({ preventScroll: true }); }
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      var missing = firstUnanswered(form);
+      if (missing) {
+        setActive(form, missing);
+        form.classList.add("show-missing");
+      } else {
+        form.requestSubmit();
+      }
+    }
+  });
+
+  function init(root) {
+    (root.querySelectorAll ? root : document).querySelectorAll("form.rating-form").forEach(bind);
+    if (root.matches && root.matches("form.rating-form")) { bind(root); }
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { init(document); });
+  document.addEventListener("htmx:load", function (event) { init(event.target); });
+})();
