@@ -256,12 +256,13 @@ def study_create(
 @transaction.atomic
 def study_open(*, study: Study) -> int:
     """Open a study, generating its items on first opening. Returns the item count."""
-    study = Study.objects.select_for_update().get(pk=study.pk)
-    if not study.items.exists():
-        _generate_items(study)
-    study.status = StudyStatus.OPEN
-    study.save(update_fields=["status"])
-    return study.items.count()
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    if not locked.items.exists():
+        _generate_items(locked)
+    locked.status = StudyStatus.OPEN
+    locked.save(update_fields=["status"])
+    study.status = locked.status
+    return locked.items.count()
 
 
 def _generate_items(study: Study) -> None:

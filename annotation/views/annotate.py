@@ -90,13 +90,13 @@ def submission_from_post(post, shown) -> tuple[services.Submission, dict]:
                 continue
             posted[name] = raw
             ratings[(position, metric.slug)] = int(raw) if raw.isdigit() else 0
-    for name in ("preference", "human_guess", "comment"):
+    for name in ("preference", "guess", "comment"):
         posted[name] = post.get(name, "")
     return (
         services.Submission(
             ratings=ratings,
             preference=posted["preference"],
-            human_guess=posted["human_guess"],
+            human_guess=posted["guess"],
             comment=posted["comment"],
         ),
         posted,
