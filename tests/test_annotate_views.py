@@ -317,8 +317,8 @@ def assert_blind(response):
 
 
 def test_no_annotator_facing_response_reveals_a_source(client, demo_dataset, luffy):
-    from tests.fixtures.studies import make_study
     from tests.factories import approved_annotator
+    from tests.fixtures.studies import make_study
 
     make_study(ask_human_guess=True, include_diversity=True)
     frank = approved_annotator("frank@example.com", [luffy])
