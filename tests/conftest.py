@@ -6,7 +6,12 @@ import pytest
 # from a thread with a running loop unless told that this is intended.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-pytest_plugins = ["tests.fixtures.services", "tests.fixtures.data", "tests.fixtures.studies"]
+pytest_plugins = [
+    "tests.fixtures.services",
+    "tests.fixtures.data",
+    "tests.fixtures.studies",
+    "tests.fixtures.browser",
+]
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,150 @@
+"""The annotator's whole journey in a real browser (Debian's Chromium via Playwright)."""
+
+import re
+
+import pytest
+from django.core import mail
+
+from annotation import demo, services
+from annotation.models import Judgment, Qualification
+from tests.factories import UserFactory, approved_annotator
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "a-Long-pass-phrase-42"
+
+
+@pytest.fixture
+def ready_study(demo_dataset):
+    """The demo study with its quiz questions, open, nobody approved yet."""
+    return demo.demo_prepare(annotators=[])
+
+
+def log_in(page, base, email, password=PASSWORD):
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=login]", email)
+    page.fill("input[name=password]", password)
+    page.click("main button[type=submit]")
+    page.wait_for_load_state()
+
+
+def rate_current_item_with_the_keyboard(page, value="4"):
+    """Digits only: every scale, then the preference and guess, then Enter."""
+    form = page.locator("form.rating-form")
+    done_before = page.get_by_test_id("progress").inner_text()
+    for _ in range(form.locator("fieldset.scale").count()):
+        page.keyboard.press(value)
+    for _ in range(form.locator("fieldset.choice").count()):
+        page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "before => document.querySelector('[data-testid=progress]').innerText !== before",
+        arg=done_before,
+    )
+
+
+def test_sign_up_screening_approval_and_keyboard_rating(
+    live_server, new_page, ready_study, settings, luffy
+):
+    settings.ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+    settings.LANGUAGE_CODE = "en"
+    base = live_server.url
+    page = new_page()
+    email = "fan@example.com"
+
+    # Sign up and verify the email address.
+    page.goto(f"{base}/accounts/signup/")
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_load_state()
+    assert "verif" in page.content().lower()
+    link = re.search(r"https?://\S+/accounts/confirm-email/\S+/", mail.outbox[-1].body).group(0)
+    page.goto(link.replace("http://testserver", base))
+    page.click("main button[type=submit]")
+    page.wait_for_load_state()
+
+    # Consent, characters, quiz.
+    page.goto(f"{base}/annotate/")
+    if "/accounts/login/" in page.url:
+        log_in(page, base, email)
+        page.goto(f"{base}/annotate/")
+    page.wait_for_url(re.compile(r"/screening/consent/$"))
+    page.check("input[name=agree]")
+    page.click("main button[type=submit]")
+    page.wait_for_url(re.compile(r"/screening/characters/$"))
+    page.check(f"input[name=character][value='{luffy.pk}']")
+    page.click("main button[type=submit]")
+    page.wait_for_url(re.compile(r"/screening/$"))
+    page.click(f"a[href='/screening/quiz/{luffy.pk}/']")
+    qualification = Qualification.objects.get(profile__user__email=email)
+    for question in services.quiz_questions(qualification=qualification):
+        page.check(f"input[name=q{question.pk}][value='{question.correct_choice}']")
+    page.fill("textarea[name=roleplay_sample]", "没事的！吃饱了肉再努力一次！")
+    page.click("main button[type=submit]")
+    page.wait_for_url(re.compile(r"/screening/$"))
+    assert page.get_by_test_id("waiting").is_visible()
+
+    # A study manager approves the application in the admin.
+    UserFactory(email="manager@example.com", password=PASSWORD, is_staff=True, is_superuser=True)
+    staff_page = new_page()
+    staff_page.goto(f"{base}/admin/login/")
+    staff_page.fill("input[name=username]", "manager")
+    staff_page.fill("input[name=password]", PASSWORD)
+    staff_page.click("input[type=submit]")
+    staff_page.goto(f"{base}/admin/annotation/qualification/?status__exact=passed")
+    staff_page.check("input[name=_selected_action]")
+    staff_page.select_option("select[name=action]", "approve")
+    staff_page.click("button[name=index]")
+    staff_page.wait_for_load_state()
+    qualification.refresh_from_db()
+    assert qualification.status == "approved"
+
+    # Rate three items with the keyboard only.
+    page.goto(f"{base}/annotate/")
+    page.wait_for_selector("form.rating-form")
+    for _ in range(3):
+        rate_current_item_with_the_keyboard(page)
+    assert Judgment.objects.filter(annotator__email=email).count() == 3
+    assert "Done 3 of" in page.get_by_test_id("progress").inner_text()
+
+    # Half-fill an item, reload: the draft is still there.
+    page.keyboard.press("5")
+    page.keyboard.press("2")
+    url = page.url
+    page.reload()
+    assert page.url == url
+    assert page.locator("form.rating-form input[type=radio]:checked").count() == 2
+
+    # Skip it with a reason.
+    page.click("details.skip summary")
+    page.select_option("select[name=reason]", "unfamiliar")
+    page.click("details.skip button[type=submit]")
+    page.wait_for_function(f"() => location.href !== {url!r}")
+    assert page.locator("form.rating-form").count() == 1
+    assert "today 3" in page.get_by_test_id("progress").inner_text()
+    assert page.get_by_test_id("shortcuts").is_visible()
+
+
+def test_a_phone_sized_screen_rates_with_taps_and_does_not_scroll_sideways(
+    live_server, new_page, ready_study, luffy
+):
+    user = approved_annotator("phone@example.com", [luffy])
+    user.set_password(PASSWORD)
+    user.save()
+    page = new_page(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
+    log_in(page, live_server.url, "phone@example.com")
+
+    page.goto(f"{live_server.url}/annotate/")
+    page.wait_for_selector("form.rating-form")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    for group in page.locator("form.rating-form [data-group]").all():
+        group.locator("label").first.tap()
+    page.locator("form.rating-form button[type=submit]").tap()
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=progress]').innerText.includes('1')"
+    )
+
+    assert Judgment.objects.filter(annotator=user).count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
