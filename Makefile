@@ -6,7 +6,7 @@ DATA ?= dialogues/demo_data
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint format lock worker bench clean
+.PHONY: run test test-fast lint format lock worker bench clean messages
 
 $(VENV)/.installed: requirements/base.lock requirements/dev.lock
 	@python=$$(scripts/find-python) || exit 1; \
@@ -54,3 +54,8 @@ lock:
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache
+
+# Extract translatable strings into locale/zh_Hans and compile them (needs gettext).
+messages: $(VENV)/.installed
+	$(PY) manage.py makemessages -l zh_Hans --no-wrap --ignore=.venv --ignore=static --ignore=tests --ignore=bench
+	$(PY) manage.py compilemessages -l zh_Hans --ignore=.venv
