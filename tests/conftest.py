@@ -18,3 +18,13 @@ pytest_plugins = [
 def _english_by_default(settings):
     """Assertions read English; tests about Chinese set the language explicitly."""
     settings.LANGUAGE_CODE = "en"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Log-in throttling counts failures in the cache; no test inherits another's."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
