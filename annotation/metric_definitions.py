@@ -164,3 +164,16 @@ METRICS = [
 ]
 
 PAIR_METRIC_SLUGS = [m["slug"] for m in METRICS if not m.get("for_diversity")]
+
+
+def metrics_ensure(metric_model) -> int:
+    """Create whichever of the metrics are missing; never overwrite staff's wording.
+    Takes the model so that migrations can pass their historical one."""
+    created = 0
+    for position, definition in enumerate(METRICS, start=1):
+        fields = {k: v for k, v in definition.items() if k != "slug"}
+        _metric, new = metric_model.objects.get_or_create(
+            slug=definition["slug"], defaults={**fields, "position": position}
+        )
+        created += new
+    return created

@@ -3,11 +3,12 @@
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db.models import F
+from django.db.models import Count, F
 from django.utils import timezone
 
 from dialogues.models import Answer
 
+from .assignment import POSITIONS
 from .models import (
     AnnotatorProfile,
     Assignment,
@@ -22,7 +23,6 @@ from .models import (
     StudyStatus,
     WorkerHeartbeat,
 )
-from .services import POSITIONS
 
 
 def last_worker_heartbeat() -> WorkerHeartbeat | None:
@@ -213,4 +213,44 @@ def pending_quizzes(user) -> list[Qualification]:
         q
         for q in qualifications_of(user)
         if q.status in (QualificationStatus.CLAIMED, QualificationStatus.FAILED)
+    ]
+
+
+# Study design ------------------------------------------------------------------------
+
+
+@dataclass
+class CharacterCapacity:
+    character: object
+    needed: int
+    approved: int
+
+    @property
+    def short(self) -> int:
+        return max(0, self.needed - self.approved)
+
+
+def study_capacity(study) -> list[CharacterCapacity]:
+    """Per character: the approved annotators the design needs (never the same answer
+    twice to one annotator) and how many it has."""
+    from .assignment import annotators_needed
+
+    needed = annotators_needed(
+        design=study.design,
+        n_compared=study.compared_sources.count(),
+        n_rounds=len(study.rounds),
+        overlap=study.overlap,
+    )
+    approved = dict(
+        Qualification.objects.filter(
+            status=QualificationStatus.APPROVED,
+            profile__status=ProfileStatus.APPROVED,
+            character__in=study.characters.all(),
+        )
+        .values_list("character_id")
+        .annotate(n=Count("pk"))
+    )
+    return [
+        CharacterCapacity(character=c, needed=needed, approved=approved.get(c.pk, 0))
+        for c in study.characters.order_by("pk")
     ]

@@ -1,10 +1,15 @@
-"""Celery tasks: thin wrappers that fetch by id and call a service. All idempotent."""
+"""Celery tasks: thin wrappers that fetch by id and call a service. All idempotent,
+because Redis redelivers work whose worker died before acknowledging it."""
 
 import socket
 
 from celery import shared_task
 
 from . import services
+from .models import Study, StudyStatus
+
+# Submissions within this many seconds of each other share one results refresh.
+REFRESH_DEBOUNCE_SECONDS = 5
 
 
 @shared_task
@@ -12,3 +17,26 @@ def record_worker_heartbeat() -> str:
     hostname = record_worker_heartbeat.request.hostname or socket.gethostname()
     services.worker_heartbeat_record(hostname=hostname)
     return hostname
+
+
+@shared_task
+def study_results_refresh(study_id: int) -> None:
+    """Recompute what is derived from a study's judgments."""
+    study = Study.objects.filter(pk=study_id).first()
+    if study is None:
+        return
+    services.low_agreement_flags(study=study)
+
+
+@shared_task
+def open_studies_refresh() -> int:
+    """The beat schedule's safety net for refreshes that could not be enqueued."""
+    ids = list(Study.objects.filter(status=StudyStatus.OPEN).values_list("pk", flat=True))
+    for study_id in ids:
+        study_results_refresh.delay(study_id)
+    return len(ids)
+
+
+@shared_task
+def leases_expire() -> int:
+    return services.leases_expire()

@@ -100,3 +100,11 @@ def test_non_staff_cannot_browse_answers(client, demo_dataset, email, url):
 
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+def test_the_metrics_come_back_after_a_flush():
+    from annotation.models import Metric
+
+    call_command("flush", "--noinput", stdout=StringIO())
+
+    assert Metric.objects.count() == 10

@@ -351,7 +351,8 @@ def test_no_annotator_facing_response_reveals_a_source(client, demo_dataset, luf
             )
     for response in responses:
         assert_blind(response)
-    assert Judgment.objects.filter(annotator=frank).count() >= 10
+    # Never the same answer twice: one item per scenario of the demo set.
+    assert Judgment.objects.filter(annotator=frank).count() >= 5
 
 
 def test_item_tokens_are_opaque_and_not_sequential(alice, bob):

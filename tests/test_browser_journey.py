@@ -30,7 +30,8 @@ def log_in(page, base, email, password=PASSWORD):
 
 def rate_current_item_with_the_keyboard(page, value="4"):
     """Digits only: every scale, then the preference and guess, then Enter."""
-    form = page.locator("form.rating-form")
+    form = page.locator("form.rating-form[data-ready]")
+    form.wait_for()
     done_before = page.get_by_test_id("progress").inner_text()
     for _ in range(form.locator("fieldset.scale").count()):
         page.keyboard.press(value)
@@ -110,12 +111,16 @@ def test_sign_up_screening_approval_and_keyboard_rating(
     assert "Done 3 of" in page.get_by_test_id("progress").inner_text()
 
     # Half-fill an item, reload: the draft is still there.
+    page.locator("form.rating-form[data-ready]").wait_for()
     page.keyboard.press("5")
-    page.keyboard.press("2")
+    page.fill("textarea[name=comment]", "还没想好")
     url = page.url
     page.reload()
+    page.locator("form.rating-form[data-ready]").wait_for()
     assert page.url == url
-    assert page.locator("form.rating-form input[type=radio]:checked").count() == 2
+    assert page.locator("form.rating-form input[type=radio]:checked").count() == 1
+    assert page.locator("form.rating-form input[type=radio][value='5']:checked").count() == 1
+    assert page.input_value("textarea[name=comment]") == "还没想好"
 
     # Skip it with a reason.
     page.click("details.skip summary")

@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import WorkerHeartbeat
+from annotation.models import ItemExposure, Study, WorkerHeartbeat
 from annotation.tasks import record_worker_heartbeat
 from dialogues.models import Answer, Character, Scenario, Source
 from tests.fixtures.data import REAL_DATA, write_source
@@ -99,3 +99,16 @@ def test_the_published_dataset_imports_into_the_embedded_sqlite(real_data, tmp_p
 
     assert result.returncode == 0, result.stderr
     assert "26400 created" in result.stdout
+
+
+@pytest.mark.django_db
+def test_the_full_published_study_has_24000_pairs(postgres, real_data):
+    call_command("import_chatanime", str(real_data), stdout=StringIO())
+    out = StringIO()
+
+    call_command("create_study", "--name", "ChatAnime full", "--open", stdout=out)
+
+    study = Study.objects.get(slug=out.getvalue().strip().splitlines()[-1])
+    assert study.items.filter(kind="pair").count() == 24_000
+    assert ItemExposure.objects.filter(item__study=study).count() == 12_000 * 2 + 12_000 * 4
+    assert "60 / 0" in out.getvalue()

@@ -2,14 +2,9 @@ from django.db import migrations
 
 
 def load_metrics(apps, schema_editor):
-    from annotation.metric_definitions import METRICS
+    from annotation.metric_definitions import metrics_ensure
 
-    Metric = apps.get_model("annotation", "Metric")
-    for position, definition in enumerate(METRICS, start=1):
-        fields = {k: v for k, v in definition.items() if k != "slug"}
-        Metric.objects.update_or_create(
-            slug=definition["slug"], defaults={**fields, "position": position}
-        )
+    metrics_ensure(apps.get_model("annotation", "Metric"))
 
 
 class Migration(migrations.Migration):

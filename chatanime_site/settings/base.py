@@ -145,6 +145,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.tasks.record_worker_heartbeat",
         "schedule": crontab(minute="*"),
     },
+    "leases-expire": {
+        "task": "annotation.tasks.leases_expire",
+        "schedule": crontab(minute="*/5"),
+    },
+    "open-studies-refresh": {
+        "task": "annotation.tasks.open_studies_refresh",
+        "schedule": crontab(minute="*/5"),
+    },
 }
 
 REST_FRAMEWORK = {

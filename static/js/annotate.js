@@ -70,6 +70,7 @@
     form._bound = true;
     restoreDraft(form);
     setActive(form, firstUnanswered(form) || groups(form)[0]);
+    form.dataset.ready = "true";
 
     form.addEventListener("change", function (event) {
       saveDraft(form);

@@ -1,0 +1,67 @@
+"""Who rates what, and what it means. Builds on `dialogues`, never the reverse."""
+
+from .common import localized, new_token
+from .metrics import Dimension, Metric
+from .operations import WorkerHeartbeat
+from .people import (
+    AnnotatorProfile,
+    ProfileStatus,
+    Qualification,
+    QualificationStatus,
+    ScreeningQuestion,
+)
+from .studies import (
+    GoldExpectation,
+    Item,
+    ItemAnswer,
+    ItemExposure,
+    ItemKind,
+    PairingDesign,
+    Study,
+    StudyStatus,
+)
+from .work import (
+    AnswerExposure,
+    Assignment,
+    AssignmentState,
+    FlagKind,
+    GoldCheck,
+    HumanGuess,
+    Judgment,
+    JudgmentDecision,
+    Preference,
+    QualityFlag,
+    Rating,
+)
+
+__all__ = [
+    "AnnotatorProfile",
+    "AnswerExposure",
+    "Assignment",
+    "AssignmentState",
+    "Dimension",
+    "FlagKind",
+    "GoldCheck",
+    "GoldExpectation",
+    "HumanGuess",
+    "Item",
+    "ItemAnswer",
+    "ItemExposure",
+    "ItemKind",
+    "Judgment",
+    "JudgmentDecision",
+    "Metric",
+    "PairingDesign",
+    "Preference",
+    "ProfileStatus",
+    "Qualification",
+    "QualificationStatus",
+    "QualityFlag",
+    "Rating",
+    "ScreeningQuestion",
+    "Study",
+    "StudyStatus",
+    "WorkerHeartbeat",
+    "localized",
+    "new_token",
+]

@@ -1,0 +1,101 @@
+"""Annotators and their screening."""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from dialogues.models import Character
+
+from .common import localized, new_token
+
+
+class ProfileStatus(models.TextChoices):
+    APPLIED = "applied", _("Applied")
+    SCREENING = "screening", _("Screening")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+    SUSPENDED = "suspended", _("Suspended")
+
+
+class AnnotatorProfile(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotator_profile"
+    )
+    status = models.CharField(max_length=20, choices=ProfileStatus, default=ProfileStatus.APPLIED)
+    consented_at = models.DateTimeField(null=True, blank=True)
+    # A stable pseudonym for exports: no email or name leaves the platform.
+    pseudonym = models.CharField(max_length=32, unique=True, default=new_token)
+    paused_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("annotator profile")
+
+    def __str__(self):
+        return f"{self.user} ({self.status})"
+
+
+class QualificationStatus(models.TextChoices):
+    CLAIMED = "claimed", _("Claimed, quiz not taken")
+    PASSED = "passed", _("Quiz passed, awaiting review")
+    FAILED = "failed", _("Quiz failed")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+
+
+class Qualification(models.Model):
+    """An annotator's standing for one character: claimed, quizzed, then reviewed by staff.
+    Only approved qualifications of approved annotators get work."""
+
+    profile = models.ForeignKey(
+        AnnotatorProfile, on_delete=models.CASCADE, related_name="qualifications"
+    )
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(
+        max_length=20, choices=QualificationStatus, default=QualificationStatus.CLAIMED
+    )
+    quiz_score = models.FloatField(null=True, blank=True)
+    quiz_attempts = models.PositiveSmallIntegerField(default=0)
+    roleplay_sample = models.TextField(blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_note = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["profile", "character"], name="one_qualification_per_character"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.profile.user} / {self.character} / {self.status}"
+
+
+class ScreeningQuestion(models.Model):
+    """A multiple-choice question about a character and their work, from staff's bank."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="+")
+    prompt_zh = models.TextField()
+    prompt_en = models.TextField(blank=True)
+    # [{"zh": ..., "en": ...}, ...]
+    choices = models.JSONField()
+    correct_choice = models.PositiveSmallIntegerField(
+        help_text=_("Index of the right choice, from 0.")
+    )
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["character_id", "id"]
+
+    def __str__(self):
+        return self.prompt_zh[:60]
+
+    @property
+    def prompt(self):
+        return localized(self.prompt_zh, self.prompt_en)
+
+    def choice_labels(self) -> list[str]:
+        return [localized(c.get("zh", ""), c.get("en", "")) for c in self.choices]

@@ -1,0 +1,239 @@
+"""Leases, judgments and ratings: what annotators do."""
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from dialogues.models import Answer, Source
+
+from .common import new_token
+from .metrics import Metric
+from .studies import Item, Study
+
+
+class AssignmentState(models.TextChoices):
+    ACTIVE = "active", _("Active")
+    SUBMITTED = "submitted", _("Submitted")
+    SKIPPED = "skipped", _("Skipped")
+    EXPIRED = "expired", _("Expired")
+
+
+class Assignment(models.Model):
+    """An annotator's lease on an item, with the order in which its answers are shown."""
+
+    token = models.CharField(max_length=32, unique=True, default=new_token)
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    state = models.CharField(max_length=10, choices=AssignmentState, default=AssignmentState.ACTIVE)
+    # Slots in display order: [1, 0] shows the compared answer as A (left), the reference as B.
+    display_order = models.JSONField()
+    served_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    skip_reason = models.CharField(max_length=200, blank=True)
+    # Which sources were shown left and right. Server-side only: it drives position
+    # counterbalancing and the position-bias statistics.
+    left_source = models.ForeignKey(
+        Source, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    right_source = models.ForeignKey(
+        Source, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "annotator"], name="one_assignment_per_annotator_item"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["annotator", "state"]),
+            models.Index(fields=["item", "state"]),
+        ]
+
+    def __str__(self):
+        return f"{self.annotator} on item {self.item_id} ({self.state})"
+
+
+class Preference(models.TextChoices):
+    A = "a", "A"
+    B = "b", "B"
+    TIE = "tie", _("Tie")
+
+
+class HumanGuess(models.TextChoices):
+    A = "a", "A"
+    B = "b", "B"
+    UNSURE = "unsure", _("Not sure")
+
+
+class Judgment(models.Model):
+    """One annotator's submission for one item. Preference and guess are stored as the
+    answers they point at, so that the display order never has to be replayed."""
+
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="judgments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
+    )
+    assignment = models.OneToOneField(Assignment, on_delete=models.PROTECT, related_name="judgment")
+    submitted_at = models.DateTimeField()
+    seconds_on_task = models.FloatField()
+    preferred_answer = models.ForeignKey(
+        Answer,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text=_("Empty for a tie or a diversity item."),
+    )
+    is_tie = models.BooleanField(default=False)
+    human_guess = models.ForeignKey(
+        Answer,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text=_(
+            "The answer the annotator thought a human fan wrote; empty if unsure or not asked."
+        ),
+    )
+    human_guess_asked = models.BooleanField(default=False)
+    comment = models.TextField(blank=True)
+    excluded = models.BooleanField(default=False)
+    simulated = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "annotator"], name="one_judgment_per_annotator_item"
+            )
+        ]
+        indexes = [models.Index(fields=["annotator", "submitted_at"])]
+
+    def __str__(self):
+        return f"judgment {self.pk} by {self.annotator} on item {self.item_id}"
+
+
+class Rating(models.Model):
+    """One value for one metric: of one answer of a pair, or (answer empty) of a whole
+    diversity set."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="ratings")
+    answer = models.ForeignKey(
+        Answer, null=True, blank=True, on_delete=models.PROTECT, related_name="ratings"
+    )
+    metric = models.ForeignKey(Metric, on_delete=models.PROTECT, related_name="ratings")
+    value = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(5)]
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["judgment", "answer", "metric"], name="one_rating_per_metric"
+            ),
+            models.UniqueConstraint(
+                fields=["judgment", "metric"],
+                condition=Q(answer__isnull=True),
+                name="one_set_rating_per_metric",
+            ),
+            models.CheckConstraint(condition=Q(value__gte=1, value__lte=5), name="rating_1_to_5"),
+        ]
+
+    def __str__(self):
+        return f"{self.metric_id}={self.value}"
+
+
+class AnswerExposure(models.Model):
+    """An answer an annotator has been shown within a study (rated or as context)."""
+
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["annotator", "study", "answer"], name="answer_shown_once"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.annotator_id} saw {self.answer_id}"
+
+
+class JudgmentDecision(models.Model):
+    """A staff decision to exclude a judgment from results, or to include it again."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="decisions")
+    excluded = models.BooleanField()
+    reason = models.TextField()
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["decided_at"]
+
+    def __str__(self):
+        return f"{'exclude' if self.excluded else 'include'} {self.judgment_id}: {self.reason}"
+
+
+class GoldCheck(models.Model):
+    judgment = models.OneToOneField(Judgment, on_delete=models.CASCADE, related_name="gold_check")
+    passed = models.BooleanField()
+    # [{"answer": id, "metric": slug, "value": v, "minimum": a, "maximum": b}, ...]
+    failures = models.JSONField(default=list)
+
+    def __str__(self):
+        return f"gold {'passed' if self.passed else 'failed'} ({self.judgment_id})"
+
+
+class FlagKind(models.TextChoices):
+    FAILED_CHECK = "failed_check", _("Failed an attention check")
+    STRAIGHT_LINING = "straight_lining", _("Same value on every metric")
+    TOO_FAST = "too_fast", _("Implausibly fast")
+    LOW_AGREEMENT = "low_agreement", _("Low agreement with other annotators")
+
+
+class QualityFlag(models.Model):
+    """A reason for staff to look at an annotator's work. Flags never change data."""
+
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quality_flags"
+    )
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="quality_flags")
+    kind = models.CharField(max_length=20, choices=FlagKind)
+    judgment = models.ForeignKey(
+        Judgment, null=True, blank=True, on_delete=models.CASCADE, related_name="flags"
+    )
+    detail = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # One low-agreement flag per annotator and study at a time; per-judgment flags once each.
+            models.UniqueConstraint(
+                fields=["annotator", "study", "kind"],
+                condition=Q(judgment__isnull=True, resolved_at__isnull=True),
+                name="one_open_study_flag_per_kind",
+            ),
+            models.UniqueConstraint(
+                fields=["judgment", "kind"],
+                condition=Q(judgment__isnull=False),
+                name="one_flag_per_judgment_kind",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} for {self.annotator_id}"

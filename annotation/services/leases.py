@@ -1,0 +1,276 @@
+"""Which item an annotator gets next, and their lease on it.
+
+The policy, in order: only open studies, only characters the annotator is approved for,
+caps per study and per day, never an item twice, never an answer twice within a study
+(blinding across items), never more leases plus judgments on an item than the overlap;
+gold items mixed in at the study's rate; the least complete character first (when the
+study balances characters), then items closest to complete, then random. Sides are
+counterbalanced per annotator. Correctness under concurrency comes from row locks with
+SKIP LOCKED and the database's unique constraints, not from timing.
+"""
+
+import math
+import random
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Case, Count, Exists, F, IntegerField, OuterRef, Q, Sum, Value, When
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ..assignment import left_first
+from ..models import (
+    AnswerExposure,
+    Assignment,
+    AssignmentState,
+    Item,
+    ItemExposure,
+    ItemKind,
+    Judgment,
+    ProfileStatus,
+    Qualification,
+    QualificationStatus,
+    Study,
+    StudyStatus,
+)
+from .errors import AnnotationError
+
+CANDIDATES = 20
+
+
+def approved_character_ids(user) -> list[int]:
+    return list(
+        Qualification.objects.filter(
+            profile__user=user,
+            profile__status=ProfileStatus.APPROVED,
+            status=QualificationStatus.APPROVED,
+        ).values_list("character_id", flat=True)
+    )
+
+
+def _current_lease(user, now) -> Assignment | None:
+    return (
+        Assignment.objects.filter(
+            annotator=user,
+            state=AssignmentState.ACTIVE,
+            expires_at__gt=now,
+            item__study__status=StudyStatus.OPEN,
+        )
+        .select_related("item__study")
+        .order_by("served_at")
+        .first()
+    )
+
+
+def _studies_with_room(user, character_ids, now) -> list[Study]:
+    """Open studies with the annotator's characters whose caps they have not reached."""
+    start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    studies = list(
+        Study.objects.filter(status=StudyStatus.OPEN, characters__in=character_ids).distinct()
+    )
+    counts = {
+        row["item__study"]: row
+        for row in Judgment.objects.filter(annotator=user, item__study__in=studies)
+        .values("item__study")
+        .annotate(
+            done=Count("pk"), done_today=Count("pk", filter=Q(submitted_at__gte=start_of_day))
+        )
+    }
+    with_room = []
+    for study in studies:
+        study.done = counts.get(study.pk, {}).get("done", 0)
+        done_today = counts.get(study.pk, {}).get("done_today", 0)
+        if study.cap_per_annotator and study.done >= study.cap_per_annotator:
+            continue
+        if study.cap_per_annotator_per_day and done_today >= study.cap_per_annotator_per_day:
+            continue
+        with_room.append(study)
+    return with_room
+
+
+def _gold_due(study: Study) -> bool:
+    """Gold items at exactly the study's rate: the n-th judgment is gold when the running
+    count of gold owed, n x rate, passes a whole number."""
+    if study.gold_rate <= 0:
+        return False
+    n = study.done
+    return math.floor((n + 1) * study.gold_rate) > math.floor(n * study.gold_rate)
+
+
+def _candidates(user, study: Study, character_ids, now, *, gold: bool) -> list[int]:
+    unseen = ~Exists(
+        ItemExposure.objects.filter(
+            item=OuterRef("pk"),
+            answer_id__in=AnswerExposure.objects.filter(annotator=user, study=study).values(
+                "answer_id"
+            ),
+        )
+    )
+    items = (
+        Item.objects.filter(study=study, character_id__in=character_ids, is_gold=gold)
+        .exclude(
+            pk__in=Assignment.objects.filter(annotator=user, item__study=study).values("item_id")
+        )
+        .filter(unseen)
+    )
+    if not gold:
+        items = (
+            items.filter(judgment_count__lt=study.overlap)
+            .annotate(
+                leases=Count(
+                    "assignments",
+                    filter=Q(
+                        assignments__state=AssignmentState.ACTIVE,
+                        assignments__expires_at__gt=now,
+                    ),
+                )
+            )
+            .filter(leases__lt=study.overlap - F("judgment_count"))
+        )
+    order = []
+    if study.balance_characters and not gold:
+        order.append(_character_rank(study, character_ids))
+    # Finish items before starting new ones, so complete items appear early.
+    order += ["-judgment_count", "?"]
+    return list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES])
+
+
+def _character_rank(study: Study, character_ids):
+    """An ordering expression: the character with the smallest share of its judgments
+    done comes first."""
+    progress = (
+        Item.objects.filter(study=study, is_gold=False, character_id__in=character_ids)
+        .values("character_id")
+        .annotate(done=Sum("judgment_count"), items=Count("pk"))
+    )
+    ranked = sorted(
+        progress,
+        key=lambda row: (row["done"] / (row["items"] * study.overlap), row["character_id"]),
+    )
+    return Case(
+        *(
+            When(character_id=row["character_id"], then=Value(rank))
+            for rank, row in enumerate(ranked)
+        ),
+        default=Value(len(ranked)),
+        output_field=IntegerField(),
+    )
+
+
+def _side_imbalance(user, study: Study) -> dict[int, int]:
+    """Per source: how many more times it was on this annotator's left than right."""
+    imbalance: dict[int, int] = {}
+    leases = Assignment.objects.filter(annotator=user, item__study=study, left_source__isnull=False)
+    for source_id, n in leases.values_list("left_source").annotate(n=Count("pk")):
+        imbalance[source_id] = imbalance.get(source_id, 0) + n
+    for source_id, n in leases.values_list("right_source").annotate(n=Count("pk")):
+        imbalance[source_id] = imbalance.get(source_id, 0) - n
+    return imbalance
+
+
+def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment | None:
+    item = Item.objects.select_for_update(skip_locked=True).filter(pk=item_id).first()
+    if item is None:
+        return None  # another annotator is leasing it right now
+    if not gold:
+        active = item.assignments.filter(state=AssignmentState.ACTIVE, expires_at__gt=now).count()
+        if item.judgment_count + active >= study.overlap:
+            return None
+    slots = list(item.slots.select_related("answer").order_by("slot"))
+    if item.kind == ItemKind.PAIR:
+        order = left_first(
+            [s.answer.source_id for s in slots], _side_imbalance(user, study), random.random()
+        )
+        left, right = slots[order[0]].answer.source_id, slots[order[1]].answer.source_id
+    else:
+        order = [s.slot for s in slots]
+        random.shuffle(order)
+        left = right = None
+    try:
+        with transaction.atomic():
+            # The unique constraint makes a second, concurrent lease of the same answers
+            # by the same annotator fail here instead of showing an answer twice.
+            AnswerExposure.objects.bulk_create(
+                AnswerExposure(annotator=user, study=study, answer_id=answer_id)
+                for answer_id in item.exposures.values_list("answer_id", flat=True)
+            )
+            return Assignment.objects.create(
+                item=item,
+                annotator=user,
+                display_order=order,
+                served_at=now,
+                expires_at=now + timedelta(minutes=study.lease_minutes),
+                left_source_id=left,
+                right_source_id=right,
+            )
+    except IntegrityError:
+        return None
+
+
+@transaction.atomic
+def assignment_next(*, user) -> Assignment | None:
+    """The annotator's current lease, or a new one on the item that most needs them."""
+    now = timezone.now()
+    current = _current_lease(user, now)
+    if current is not None:
+        return current
+    character_ids = approved_character_ids(user)
+    if not character_ids:
+        return None
+    for study in _studies_with_room(user, character_ids, now):
+        kinds = [True, False] if _gold_due(study) else [False]
+        for gold in kinds:
+            for item_id in _candidates(user, study, character_ids, now, gold=gold):
+                lease = _lease(user, item_id, study, now, gold=gold)
+                if lease is not None:
+                    return lease
+    return None
+
+
+def leases_expire() -> int:
+    """Housekeeping for the beat schedule: mark leases past their expiry. Correctness never
+    depends on it; every check compares `expires_at` with the clock."""
+    return Assignment.objects.filter(
+        state=AssignmentState.ACTIVE, expires_at__lte=timezone.now()
+    ).update(state=AssignmentState.EXPIRED)
+
+
+@transaction.atomic
+def assignment_skip(*, user, token: str, reason: str) -> Assignment:
+    assignment = _active_assignment_for_update(user=user, token=token)
+    reason = reason.strip()
+    if not reason:
+        raise AnnotationError("skip_reason", _("Please say why you skip this item."))
+    assignment.state = AssignmentState.SKIPPED
+    assignment.skip_reason = reason[:200]
+    assignment.save(update_fields=["state", "skip_reason"])
+    return assignment
+
+
+def assignment_check_active(*, user, token: str) -> Assignment:
+    """The live lease behind `token`, or AnnotationError saying why it is not live."""
+    with transaction.atomic():
+        return _active_assignment_for_update(user=user, token=token)
+
+
+def _active_assignment_for_update(*, user, token: str) -> Assignment:
+    assignment = (
+        Assignment.objects.select_for_update()
+        .select_related("item__study")
+        .filter(token=token, annotator=user)
+        .first()
+    )
+    if assignment is None:
+        raise AnnotationError("not_yours", _("This item is not assigned to you."))
+    if assignment.state == AssignmentState.SUBMITTED:
+        raise AnnotationError("already_submitted", _("You have already submitted this item."))
+    if assignment.state == AssignmentState.SKIPPED:
+        raise AnnotationError("skipped", _("You skipped this item."))
+    if assignment.state == AssignmentState.EXPIRED or assignment.expires_at <= timezone.now():
+        raise AnnotationError(
+            "lease_expired",
+            _("Your time for this item ran out and it went back to the pool. Nothing was saved."),
+        )
+    if assignment.item.study.status != StudyStatus.OPEN:
+        raise AnnotationError("study_closed", _("This study is not open any more."))
+    return assignment

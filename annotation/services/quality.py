@@ -1,0 +1,202 @@
+"""Quality control: gold checks, automatic flags, pausing, and staff exclusions.
+
+Flags and checks never change or delete ratings. Only a staff decision excludes a
+judgment from results, and every such decision is recorded with who and why.
+"""
+
+from collections import defaultdict
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..models import (
+    AnnotatorProfile,
+    FlagKind,
+    GoldCheck,
+    Judgment,
+    JudgmentDecision,
+    ProfileStatus,
+    QualityFlag,
+    Rating,
+    Study,
+)
+
+
+def gold_failures(expectations, ratings: dict[tuple[int | None, int], int]) -> list[dict]:
+    """Pure: which expectations a judgment's ratings miss.
+
+    `expectations`: iterable of (answer_id or None, metric_id or None, minimum, maximum);
+    `ratings`: {(answer_id, metric_id): value}. A None answer or metric matches all.
+    """
+    failures = []
+    for answer_id, metric_id, minimum, maximum in expectations:
+        for (rated_answer, rated_metric), value in ratings.items():
+            if answer_id not in (None, rated_answer) or metric_id not in (None, rated_metric):
+                continue
+            if not minimum <= value <= maximum:
+                failures.append(
+                    {
+                        "answer": rated_answer,
+                        "metric": rated_metric,
+                        "value": value,
+                        "minimum": minimum,
+                        "maximum": maximum,
+                    }
+                )
+    return failures
+
+
+def is_straight_lined(values: list[int]) -> bool:
+    """The same value on every metric of every answer of a pair (more than a few values)."""
+    return len(values) > 2 and len(set(values)) == 1
+
+
+def judgment_checks(*, judgment: Judgment) -> list[QualityFlag]:
+    """Per-judgment checks, run in the submission's transaction."""
+    item, study = judgment.item, judgment.item.study
+    ratings = {(r.answer_id, r.metric_id): r.value for r in judgment.ratings.all()}
+    flags = []
+    if item.is_gold:
+        expectations = item.gold_expectations.values_list(
+            "answer_id", "metric_id", "minimum", "maximum"
+        )
+        failures = gold_failures(expectations, ratings)
+        GoldCheck.objects.create(judgment=judgment, passed=not failures, failures=failures)
+        if failures:
+            flags.append(
+                _flag(
+                    judgment,
+                    FlagKind.FAILED_CHECK,
+                    f"{len(failures)} rating(s) outside the expected range",
+                )
+            )
+    if (
+        study.flag_straight_lining
+        and item.kind == "pair"
+        and is_straight_lined(list(ratings.values()))
+    ):
+        flags.append(
+            _flag(
+                judgment,
+                FlagKind.STRAIGHT_LINING,
+                f"every rating is {next(iter(ratings.values()))}",
+            )
+        )
+    if judgment.seconds_on_task < study.min_seconds_per_item:
+        flags.append(
+            _flag(
+                judgment,
+                FlagKind.TOO_FAST,
+                f"{judgment.seconds_on_task:.1f} s, below {study.min_seconds_per_item:g} s",
+            )
+        )
+    if flags:
+        pause_if_flagged(annotator=judgment.annotator, study=study)
+    return flags
+
+
+def _flag(judgment: Judgment, kind: str, detail: str) -> QualityFlag:
+    return QualityFlag.objects.create(
+        annotator=judgment.annotator,
+        study=judgment.item.study,
+        judgment=judgment,
+        kind=kind,
+        detail=detail,
+    )
+
+
+def pause_if_flagged(*, annotator, study: Study) -> bool:
+    """Pause the annotator for staff review once their open flags reach the threshold."""
+    if not study.pause_after_flags:
+        return False
+    open_flags = QualityFlag.objects.filter(
+        annotator=annotator, study=study, resolved_at__isnull=True
+    ).count()
+    if open_flags < study.pause_after_flags:
+        return False
+    updated = AnnotatorProfile.objects.filter(user=annotator, status=ProfileStatus.APPROVED).update(
+        status=ProfileStatus.SUSPENDED,
+        paused_reason=f"paused automatically after {open_flags} quality flags in {study.slug}",
+    )
+    return bool(updated)
+
+
+def agreement_deviations(ratings) -> dict[int, tuple[float, int]]:
+    """Pure: each annotator's mean absolute distance from the mean of the *other*
+    annotators on the same unit, over units rated by at least two people.
+
+    `ratings`: iterable of (unit, annotator, value); a unit is one answer × metric within
+    one item. Returns {annotator: (mean distance, units compared)}.
+    """
+    by_unit = defaultdict(list)
+    for unit, annotator, value in ratings:
+        by_unit[unit].append((annotator, value))
+    totals = defaultdict(lambda: [0.0, 0])
+    for values in by_unit.values():
+        if len(values) < 2:
+            continue
+        total = sum(v for _a, v in values)
+        for annotator, value in values:
+            others = (total - value) / (len(values) - 1)
+            totals[annotator][0] += abs(value - others)
+            totals[annotator][1] += 1
+    return {a: (s / n, n) for a, (s, n) in totals.items()}
+
+
+def low_agreement_flags(*, study: Study) -> list[QualityFlag]:
+    """Flag annotators whose ratings sit far from the other annotators' on shared items.
+    Idempotent: an annotator keeps at most one open low-agreement flag per study."""
+    rows = (
+        Rating.objects.filter(judgment__item__study=study, judgment__item__is_gold=False)
+        .values_list(
+            "judgment__item_id", "answer_id", "metric_id", "judgment__annotator_id", "value"
+        )
+        .iterator(chunk_size=20_000)
+    )
+    deviations = agreement_deviations(
+        ((item, answer, metric), annotator, value)
+        for item, answer, metric, annotator, value in rows
+    )
+    created = []
+    for annotator_id, (distance, units) in deviations.items():
+        if units < study.low_agreement_min_units or distance <= study.low_agreement_threshold:
+            continue
+        flag, new = QualityFlag.objects.get_or_create(
+            annotator_id=annotator_id,
+            study=study,
+            kind=FlagKind.LOW_AGREEMENT,
+            judgment=None,
+            resolved_at=None,
+            defaults={
+                "detail": f"mean distance {distance:.2f} from the others over {units} ratings"
+            },
+        )
+        if new:
+            created.append(flag)
+            pause_if_flagged(annotator=flag.annotator, study=study)
+    return created
+
+
+@transaction.atomic
+def judgment_exclude(
+    *, judgment: Judgment, decided_by, reason: str, excluded: bool = True
+) -> Judgment:
+    """Staff decide whether a judgment counts in the results; the decision is recorded."""
+    reason = reason.strip()
+    if not reason:
+        from .errors import AnnotationError
+
+        raise AnnotationError("reason", "say why the judgment is excluded or included")
+    Judgment.objects.filter(pk=judgment.pk).update(excluded=excluded)
+    judgment.excluded = excluded
+    JudgmentDecision.objects.create(
+        judgment=judgment, excluded=excluded, reason=reason, decided_by=decided_by
+    )
+    return judgment
+
+
+def flag_resolve(*, flag: QualityFlag, resolved_by) -> QualityFlag:
+    flag.resolved_by = resolved_by
+    flag.resolved_at = timezone.now()
+    flag.save(update_fields=["resolved_by", "resolved_at"])
+    return flag

@@ -1,0 +1,163 @@
+"""Creating and opening studies: item generation in bulk."""
+
+import random
+
+from django.db import transaction
+from django.utils.text import slugify
+
+from dialogues.models import Answer, Character, Source
+
+from ..assignment import source_pairs
+from ..models import Item, ItemAnswer, ItemExposure, ItemKind, PairingDesign, Study, StudyStatus
+from .errors import AnnotationError
+
+BATCH_SIZE = 5000
+
+
+@transaction.atomic
+def study_create(
+    *,
+    name: str,
+    reference: Source,
+    compared: list[Source],
+    characters: list[Character],
+    rounds: tuple[int, ...] = (1, 2),
+    overlap: int = 3,
+    include_diversity: bool = False,
+    ask_human_guess: bool = False,
+    design: str = PairingDesign.REFERENCE,
+    **options,
+) -> Study:
+    if design not in PairingDesign.values:
+        raise AnnotationError(
+            "design", f"unknown pairing design {design!r}; use reference or round-robin"
+        )
+    if reference in compared:
+        raise AnnotationError("reference_compared", "the reference source cannot also be compared")
+    if not compared:
+        raise AnnotationError("no_sources", "choose at least one source to compare")
+    if not characters:
+        raise AnnotationError("no_characters", "choose at least one character")
+    if not set(rounds) or not set(rounds) <= {1, 2}:
+        raise AnnotationError("rounds", "rounds must be 1, 2 or both")
+    if overlap < 1:
+        raise AnnotationError("overlap", "the overlap must be at least 1")
+    base = slugify(name) or "study"
+    slug, n = base, 1
+    while Study.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    study = Study.objects.create(
+        slug=slug,
+        name=name,
+        reference_source=reference,
+        rounds=sorted(set(rounds)),
+        overlap=overlap,
+        include_diversity=include_diversity,
+        ask_human_guess=ask_human_guess,
+        design=design,
+        **options,
+    )
+    study.compared_sources.set(compared)
+    study.characters.set(characters)
+    return study
+
+
+@transaction.atomic
+def study_open(*, study: Study) -> int:
+    """Open a study, generating its items on first opening. Returns the item count."""
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    if not locked.items.exists():
+        _generate_items(locked)
+    locked.status = StudyStatus.OPEN
+    locked.save(update_fields=["status"])
+    study.status = locked.status
+    return locked.items.count()
+
+
+@transaction.atomic
+def study_set_status(*, study: Study, status: str) -> Study:
+    if status == StudyStatus.OPEN:
+        study_open(study=study)
+        return study
+    study.status = status
+    study.save(update_fields=["status"])
+    return study
+
+
+def _generate_items(study: Study) -> None:
+    """All items of the study in a few bulk inserts: pairs per the design, their
+    exposures (rated answers plus round-1 context), and diversity sets."""
+    compared_ids = list(study.compared_sources.values_list("pk", flat=True))
+    source_ids = [study.reference_source_id, *compared_ids]
+    answers = Answer.objects.filter(
+        character__in=study.characters.all(), source_id__in=source_ids, round__in=[1, 2]
+    )
+    if study.scenarios.exists():
+        answers = answers.filter(scenario__in=study.scenarios.all())
+    answer_id = {
+        (character_id, scenario_id, round_, source_id): pk
+        for pk, character_id, scenario_id, round_, source_id in answers.values_list(
+            "pk", "character_id", "scenario_id", "round", "source_id"
+        )
+    }
+    cells = sorted({(c, s) for c, s, _r, _src in answer_id})
+    pairs = source_pairs(study.design, study.reference_source_id, compared_ids)
+
+    planned = []  # (character, scenario, round, [answer ids by slot], [exposed answer ids])
+    for character_id, scenario_id in cells:
+        for round_ in study.rounds:
+            for first, second in pairs:
+                slots = [
+                    answer_id.get((character_id, scenario_id, round_, s)) for s in (first, second)
+                ]
+                if None in slots:
+                    continue
+                exposed = list(slots)
+                if round_ == 2:
+                    context = [
+                        answer_id.get((character_id, scenario_id, 1, s)) for s in (first, second)
+                    ]
+                    exposed += [a for a in context if a is not None]
+                planned.append((character_id, scenario_id, round_, slots, exposed))
+
+    if study.include_diversity:
+        rng = random.Random(f"diversity-{study.pk}")
+        round_1 = {}
+        for (character_id, _scenario_id, round_, source_id), pk in sorted(answer_id.items()):
+            if round_ == 1:
+                round_1.setdefault((character_id, source_id), []).append(pk)
+        for (character_id, _source_id), ids in round_1.items():
+            if len(ids) >= study.diversity_set_size:
+                chosen = rng.sample(ids, study.diversity_set_size)
+                planned.append((character_id, None, None, chosen, chosen))
+
+    items = Item.objects.bulk_create(
+        (
+            Item(
+                study=study,
+                kind=ItemKind.PAIR if scenario_id else ItemKind.DIVERSITY,
+                character_id=character_id,
+                scenario_id=scenario_id,
+                round=round_,
+            )
+            for character_id, scenario_id, round_, _slots, _exposed in planned
+        ),
+        batch_size=BATCH_SIZE,
+    )
+    ItemAnswer.objects.bulk_create(
+        (
+            ItemAnswer(item=item, answer_id=answer, slot=slot)
+            for item, (_c, _s, _r, slots, _e) in zip(items, planned, strict=True)
+            for slot, answer in enumerate(slots)
+        ),
+        batch_size=BATCH_SIZE,
+    )
+    ItemExposure.objects.bulk_create(
+        (
+            ItemExposure(item=item, answer_id=answer)
+            for item, (_c, _s, _r, _slots, exposed) in zip(items, planned, strict=True)
+            for answer in exposed
+        ),
+        batch_size=BATCH_SIZE,
+    )

@@ -1,0 +1,334 @@
+"""The assignment policy against a real database: blinding across items, sides, caps,
+fill order, gold items and the designs."""
+
+from collections import Counter
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from annotation import services
+from annotation.metric_definitions import PAIR_METRIC_SLUGS
+from annotation.models import (
+    AnswerExposure,
+    Assignment,
+    GoldExpectation,
+    Item,
+    ItemExposure,
+    ItemKind,
+    Judgment,
+    Study,
+)
+from dialogues.models import Answer, Character, Source
+from tests.factories import approved_annotator
+from tests.fixtures.studies import make_study
+
+pytestmark = pytest.mark.django_db
+
+
+def submit(user, assignment, value=4, preference="a"):
+    if assignment.item.kind == ItemKind.PAIR:
+        ratings = {(p, slug): value for p in "ab" for slug in PAIR_METRIC_SLUGS}
+        submission = services.Submission(
+            ratings=ratings, preference=preference, human_guess="unsure"
+        )
+    else:
+        submission = services.Submission(ratings={("set", "diversity"): value})
+    return services.judgment_submit(user=user, token=assignment.token, submission=submission)
+
+
+def work_through(user, limit=200):
+    leases = []
+    while len(leases) < limit and (assignment := services.assignment_next(user=user)) is not None:
+        leases.append(assignment)
+        submit(user, assignment)
+    return leases
+
+
+# Item generation -----------------------------------------------------------------------
+
+
+def test_the_reference_design_makes_one_pair_per_source_character_scenario_and_round(demo_dataset):
+    study = make_study()
+
+    n_llm = Source.objects.filter(kind="llm").count()
+    assert study.items.filter(kind=ItemKind.PAIR).count() == n_llm * 3 * 8 * 2
+    reference = Source.objects.get(slug="human")
+    for item in study.items.all()[:20]:
+        assert item.slots.get(slot=0).answer.source == reference
+
+
+def test_the_round_robin_design_pairs_every_two_sources(demo_dataset):
+    study = services.study_create(
+        name="RR",
+        reference=Source.objects.get(slug="human"),
+        compared=list(Source.objects.filter(kind="llm")),
+        characters=list(Character.objects.all()),
+        design="round-robin",
+    )
+    services.study_open(study=study)
+
+    assert study.items.count() == 6 * 3 * 8 * 2  # 4 sources: 6 pairs per cell
+    meetings = Counter(
+        tuple(sorted(item.slots.values_list("answer__source__slug", flat=True)))
+        for item in study.items.all()
+    )
+    assert len(meetings) == 6 and len(set(meetings.values())) == 1
+
+
+def test_round_two_items_expose_both_round_one_answers_as_context(demo_dataset):
+    study = make_study(rounds=(2,))
+    item = study.items.first()
+
+    exposed = set(ItemExposure.objects.filter(item=item).values_list("answer_id", flat=True))
+    rated = set(item.slots.values_list("answer_id", flat=True))
+    context = set(
+        Answer.objects.filter(
+            character=item.character,
+            scenario=item.scenario,
+            round=1,
+            source__in=Source.objects.filter(answers__in=rated),
+        ).values_list("pk", flat=True)
+    )
+    assert exposed == rated | context and len(exposed) == 4
+
+
+def test_opening_twice_does_not_duplicate_items(demo_dataset):
+    study = make_study()
+    count = study.items.count()
+
+    services.study_open(study=study)
+
+    assert study.items.count() == count
+
+
+# Blinding across items -----------------------------------------------------------------
+
+
+def test_an_annotator_never_sees_the_same_answer_twice_in_a_study(demo_dataset, luffy):
+    make_study(include_diversity=True)
+    annotator = approved_annotator("careful@example.com", [luffy])
+
+    leases = work_through(annotator)
+
+    shown = [
+        answer
+        for lease in leases
+        for answer in ItemExposure.objects.filter(item=lease.item).values_list(
+            "answer_id", flat=True
+        )
+    ]
+    assert len(shown) == len(set(shown))
+    assert AnswerExposure.objects.filter(annotator=annotator).count() == len(shown)
+    # The reference answer of a scenario recurs in all its pairs: one item per scenario.
+    assert len(leases) <= 8 + 4
+
+
+# Sides ---------------------------------------------------------------------------------
+
+
+def test_each_source_is_shown_left_about_as_often_as_right(demo_dataset):
+    characters = list(Character.objects.all())
+    make_study(overlap=1, rounds=(1, 2))
+    annotator = approved_annotator("sides@example.com", characters)
+
+    leases = work_through(annotator)
+
+    sides = Counter()
+    for lease in leases:
+        sides[lease.left_source_id] += 1
+        sides[lease.right_source_id] -= 1
+    assert len(leases) >= 20
+    assert all(abs(v) <= 2 for v in sides.values()), sides
+
+
+def test_the_recorded_sides_match_the_display_order(alice):
+    lease = services.assignment_next(user=alice)
+    while lease.item.kind != ItemKind.PAIR:
+        services.assignment_skip(user=alice, token=lease.token, reason="pairs")
+        lease = services.assignment_next(user=alice)
+
+    slot_source = dict(lease.item.slots.values_list("slot", "answer__source_id"))
+    assert lease.left_source_id == slot_source[lease.display_order[0]]
+    assert lease.right_source_id == slot_source[lease.display_order[1]]
+
+
+# Caps and order ------------------------------------------------------------------------
+
+
+def test_the_per_study_cap_stops_the_work(demo_dataset, luffy):
+    make_study()
+    Study.objects.update(cap_per_annotator=3)
+    annotator = approved_annotator("capped@example.com", [luffy])
+
+    assert len(work_through(annotator)) == 3
+
+
+def test_the_daily_cap_counts_only_today(demo_dataset, luffy):
+    make_study()
+    Study.objects.update(cap_per_annotator_per_day=2)
+    annotator = approved_annotator("daily@example.com", [luffy])
+    assert len(work_through(annotator)) == 2
+
+    Judgment.objects.update(submitted_at=timezone.now() - timedelta(days=1))
+
+    assert services.assignment_next(user=annotator) is not None
+
+
+def test_items_closest_to_complete_are_served_first(demo_dataset, luffy):
+    study = make_study(overlap=3)
+    Study.objects.update(balance_characters=False)
+    almost = study.items.filter(character=luffy, kind=ItemKind.PAIR).order_by("pk")[5]
+    Item.objects.filter(pk=almost.pk).update(judgment_count=2)
+    annotator = approved_annotator("finisher@example.com", [luffy])
+
+    assert services.assignment_next(user=annotator).item_id == almost.pk
+
+
+def test_the_least_complete_character_is_served_first(demo_dataset, luffy, natsume):
+    study = make_study(overlap=3)
+    Item.objects.filter(study=study, character=luffy).update(judgment_count=1)
+    annotator = approved_annotator("balanced@example.com", [luffy, natsume])
+
+    assert services.assignment_next(user=annotator).item.character == natsume
+
+
+# Gold ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def gold_study(demo_dataset, luffy):
+    study = make_study(rounds=(1,))
+    Study.objects.filter(pk=study.pk).update(gold_rate=0.25, min_seconds_per_item=0)
+    gold = study.items.filter(character=luffy, kind=ItemKind.PAIR).order_by("pk")[:6]
+    for item in gold:
+        item.is_gold = True
+        item.save()
+        # A careful reader rates the compared answer's emotional value 1 or 2.
+        GoldExpectation.objects.create(
+            item=item, answer=item.slots.get(slot=1).answer, metric_id=None, minimum=1, maximum=2
+        )
+    return study
+
+
+def test_gold_items_are_mixed_in_at_the_study_rate(gold_study, luffy):
+    annotator = approved_annotator("golden@example.com", [luffy])
+
+    leases = work_through(annotator, limit=8)
+
+    assert [lease.item.is_gold for lease in leases[:8]].count(True) == 2
+
+
+def test_a_gold_item_rated_as_expected_passes(gold_study, luffy):
+    annotator = approved_annotator("golden@example.com", [luffy])
+    lease = services.assignment_next(user=annotator)
+    while not lease.item.is_gold:
+        submit(annotator, lease)
+        lease = services.assignment_next(user=annotator)
+    position_of_compared = "ab"[lease.display_order.index(1)]
+    ratings = {(p, slug): 4 for p in "ab" for slug in PAIR_METRIC_SLUGS}
+    ratings.update({(position_of_compared, slug): 1 for slug in PAIR_METRIC_SLUGS})
+
+    judgment = services.judgment_submit(
+        user=annotator,
+        token=lease.token,
+        submission=services.Submission(ratings=ratings, preference="tie"),
+    )
+
+    assert judgment.gold_check.passed
+    assert not judgment.flags.exists()
+
+
+def test_a_failed_gold_item_is_recorded_and_flagged(gold_study, luffy):
+    annotator = approved_annotator("careless@example.com", [luffy])
+    lease = services.assignment_next(user=annotator)
+    while not lease.item.is_gold:
+        submit(annotator, lease, value=3)
+        lease = services.assignment_next(user=annotator)
+
+    judgment = submit(annotator, lease, value=5)
+
+    assert not judgment.gold_check.passed
+    assert len(judgment.gold_check.failures) == len(PAIR_METRIC_SLUGS)
+    assert "failed_check" in set(judgment.flags.values_list("kind", flat=True))
+
+
+def test_gold_items_look_like_any_other_item(client, gold_study, luffy):
+    annotator = approved_annotator("rater@example.com", [luffy])
+    client.force_login(annotator)
+    pages = []
+    for _ in range(6):
+        lease = services.assignment_next(user=annotator)
+        pages.append((lease.item.is_gold, client.get(f"/annotate/{lease.token}/").content.decode()))
+        submit(annotator, lease)
+
+    assert {gold for gold, _ in pages} == {True, False}
+    for _gold, html in pages:
+        assert "gold" not in html.lower() and "attention" not in html.lower()
+
+
+# The create_study command --------------------------------------------------------------
+
+
+def test_create_study_prints_the_capacity_and_the_slug_last(demo_dataset):
+    out = StringIO()
+
+    call_command(
+        "create_study", "--name", "Pilot 1", "--overlap", "2", "--rounds", "1", "--open", stdout=out
+    )
+
+    lines = out.getvalue().strip().splitlines()
+    assert lines[-1] == "pilot-1"
+    study = Study.objects.get(slug="pilot-1")
+    assert study.status == "open" and study.rounds == [1] and study.overlap == 2
+    assert study.items.count() == 3 * 3 * 8
+    assert "《海贼王》的蒙奇·D·路飞: 6 / 0  short by 6" in out.getvalue()
+
+
+def test_create_study_takes_sources_characters_and_design(demo_dataset):
+    out = StringIO()
+
+    call_command(
+        "create_study",
+        "--name",
+        "Small",
+        "--sources",
+        "kumo-7b",
+        "--characters",
+        "蒙奇·D·路飞",
+        "--design",
+        "round-robin",
+        "--diversity",
+        stdout=out,
+    )
+
+    study = Study.objects.get(slug=out.getvalue().strip().splitlines()[-1])
+    assert list(study.compared_sources.values_list("slug", flat=True)) == ["kumo-7b"]
+    assert study.design == "round-robin" and study.include_diversity and study.status == "draft"
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--reference", "nobody"], "no source 'nobody'"),
+        (["--sources", "gpt-99"], "unknown source(s): gpt-99"),
+        (["--characters", "孙悟空"], "unknown character(s): 孙悟空"),
+        (["--rounds", "3"], "rounds must be 1, 2 or both"),
+        (["--overlap", "0"], "overlap must be at least 1"),
+        (["--sources", "human"], "cannot also be compared"),
+    ],
+)
+def test_create_study_refuses_bad_arguments_and_creates_nothing(demo_dataset, args, message):
+    with pytest.raises(CommandError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        call_command("create_study", "--name", "Bad", *args, stdout=StringIO())
+
+    assert not Study.objects.filter(name="Bad").exists()
+
+
+def test_no_lease_leaks_after_work(alice, bob):
+    for annotator in (alice, bob):
+        work_through(annotator)
+
+    assert not Assignment.objects.filter(state="active").exists()
