@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db.models import Count, F
+from django.db.models import Count
 from django.utils import timezone
 
 from dialogues.models import Answer
@@ -13,7 +13,6 @@ from .models import (
     AnnotatorProfile,
     Assignment,
     AssignmentState,
-    Item,
     ItemKind,
     Judgment,
     Metric,
@@ -100,20 +99,12 @@ def progress_of(user) -> Progress:
             "submitted_at", "item__study__break_every_items", "item__study__break_every_minutes"
         )
     )
-    character_ids = Qualification.objects.filter(
-        profile__user=user, status=QualificationStatus.APPROVED
-    ).values("character_id")
-    seen = Assignment.objects.filter(annotator=user).exclude(state=AssignmentState.EXPIRED)
-    remaining = (
-        Item.objects.filter(study__status=StudyStatus.OPEN, character_id__in=character_ids)
-        .exclude(
-            pk__in=seen.filter(
-                state__in=[AssignmentState.SUBMITTED, AssignmentState.SKIPPED]
-            ).values("item_id")
-        )
-        .filter(judgment_count__lt=F("study__overlap"))
-        .count()
-    )
+    from .services.leases import items_left_estimate
+
+    remaining = items_left_estimate(user)
+    remaining += Assignment.objects.filter(
+        annotator=user, state=AssignmentState.ACTIVE, expires_at__gt=now
+    ).count()
     return Progress(
         done=done, today=len(today), remaining=remaining, break_due=_break_due(today, now)
     )

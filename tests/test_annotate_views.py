@@ -361,3 +361,12 @@ def test_item_tokens_are_opaque_and_not_sequential(alice, bob):
     for token in tokens:
         assert len(token) >= 20 and not token.isdigit()
     assert tokens[0] != tokens[1]
+
+
+def test_progress_counts_what_the_annotator_can_still_do(client, alice):
+    """With the reference design, one pair per scenario: 8 scenarios x 1 character."""
+    client.force_login(alice)
+
+    html = client.get("/annotate/", follow=True).content.decode()
+
+    assert "Done 0 of 8" in html

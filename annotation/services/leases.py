@@ -18,7 +18,7 @@ from django.db.models import Case, Count, Exists, F, IntegerField, OuterRef, Q, 
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ..assignment import left_first
+from ..assignment import items_one_annotator_can_take_per_scenario, left_first
 from ..models import (
     AnswerExposure,
     Assignment,
@@ -97,7 +97,9 @@ def _gold_due(study: Study) -> bool:
     return math.floor((n + 1) * study.gold_rate) > math.floor(n * study.gold_rate)
 
 
-def _candidates(user, study: Study, character_ids, now, *, gold: bool) -> list[int]:
+def available_items(user, study: Study, character_ids, now, *, gold: bool = False):
+    """Items this annotator could be given now: not leased or judged by them, showing no
+    answer they have seen, and (unless gold) with room below the overlap."""
     unseen = ~Exists(
         ItemExposure.objects.filter(
             item=OuterRef("pk"),
@@ -127,6 +129,36 @@ def _candidates(user, study: Study, character_ids, now, *, gold: bool) -> list[i
             )
             .filter(leases__lt=study.overlap - F("judgment_count"))
         )
+    return items
+
+
+def items_left_estimate(user) -> int:
+    """About how many more items this annotator can do: taking one pair of a scenario
+    rules out the others that show the same answers, so pairs count once per
+    (character, scenario) under the reference design and n // 2 times under round-robin."""
+    now = timezone.now()
+    character_ids = approved_character_ids(user)
+    total = 0
+    for study in _studies_with_room(user, character_ids, now):
+        items = available_items(user, study, character_ids, now)
+        groups = (
+            items.filter(kind=ItemKind.PAIR)
+            .values("character_id", "scenario_id")
+            .distinct()
+            .count()
+        )
+        per_group = items_one_annotator_can_take_per_scenario(
+            study.design, study.compared_sources.count() + 1
+        )
+        left = groups * per_group + items.filter(kind=ItemKind.DIVERSITY).count()
+        if study.cap_per_annotator:
+            left = min(left, study.cap_per_annotator - study.done)
+        total += left
+    return total
+
+
+def _candidates(user, study: Study, character_ids, now, *, gold: bool) -> list[int]:
+    items = available_items(user, study, character_ids, now, gold=gold)
     order = []
     if study.balance_characters and not gold:
         order.append(_character_rank(study, character_ids))
