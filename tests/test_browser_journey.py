@@ -142,13 +142,13 @@ def test_a_phone_sized_screen_rates_with_taps_and_does_not_scroll_sideways(
     log_in(page, live_server.url, "phone@example.com")
 
     page.goto(f"{live_server.url}/annotate/")
-    page.wait_for_selector("form.rating-form")
+    page.locator("form.rating-form[data-ready]").wait_for()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     for group in page.locator("form.rating-form [data-group]").all():
         group.locator("label").first.tap()
     page.locator("form.rating-form button[type=submit]").tap()
     page.wait_for_function(
-        "() => document.querySelector('[data-testid=progress]').innerText.includes('1')"
+        "() => document.querySelector('[data-testid=progress]').innerText.includes('today 1')"
     )
 
     assert Judgment.objects.filter(annotator=user).count() == 1
