@@ -16,6 +16,7 @@ from .models import (
 )
 
 DEMO_STUDY_NAME = "Demo study"
+DEMO_RESULTS_NAME = "Demo results (simulated)"
 
 
 def q(prompt_zh, prompt_en, choices, correct):
@@ -220,4 +221,31 @@ def demo_prepare(*, annotators) -> Study | None:
                 defaults={"status": QualificationStatus.APPROVED, "quiz_score": 1.0},
             )
         AnnotatorProfile.objects.filter(pk=profile.pk).update(status=ProfileStatus.APPROVED)
+    return study
+
+
+def demo_results_prepare() -> Study | None:
+    """A second, simulated study so that the results pages have something to show from
+    the first minute. Idempotent: simulated once."""
+    from .simulation import annotators_for, simulate_study
+
+    reference = Source.objects.filter(kind=SourceKind.HUMAN).order_by("pk").first()
+    compared = list(Source.objects.filter(kind=SourceKind.LLM))
+    if reference is None or not compared:
+        return None
+    study = Study.objects.filter(name=DEMO_RESULTS_NAME).first()
+    if study is None:
+        study = services.study_create(
+            name=DEMO_RESULTS_NAME,
+            reference=reference,
+            compared=compared,
+            characters=list(Character.objects.all()),
+            rounds=(1,),
+            overlap=2,
+            include_diversity=True,
+            ask_human_guess=True,
+            gold_rate=0,
+        )
+        services.study_open(study=study)
+        simulate_study(study=study, annotators=annotators_for(study), seed=7)
     return study

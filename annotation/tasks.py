@@ -26,6 +26,7 @@ def study_results_refresh(study_id: int) -> None:
     if study is None:
         return
     services.low_agreement_flags(study=study)
+    services.results_refresh(study=study)
 
 
 @shared_task

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import annotate, screening
+from .views import annotate, results, screening
 
 urlpatterns = [
     path("annotate/", annotate.annotate, name="annotate"),
@@ -10,4 +10,7 @@ urlpatterns = [
     path("screening/consent/", screening.consent, name="screening-consent"),
     path("screening/characters/", screening.characters, name="screening-characters"),
     path("screening/quiz/<int:character_id>/", screening.quiz, name="screening-quiz"),
+    path("results/", results.study_list, name="results"),
+    path("results/<slug:slug>/", results.study_results, name="results-study"),
+    path("results/<slug:slug>/refresh/", results.refresh, name="results-refresh"),
 ]

@@ -112,3 +112,26 @@ def test_the_full_published_study_has_24000_pairs(postgres, real_data):
     assert study.items.filter(kind="pair").count() == 24_000
     assert ItemExposure.objects.filter(item__study=study).count() == 12_000 * 2 + 12_000 * 4
     assert "60 / 0" in out.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_updates_the_leaderboard_after_a_submission(
+    celery_worker, demo_dataset, luffy
+):
+    from annotation import services
+    from annotation.models import StudyResults
+    from tests.factories import approved_annotator
+    from tests.fixtures.studies import make_study
+    from tests.test_rating_service import next_pair, pair_submission
+
+    study = make_study(characters=[luffy])
+    annotator = approved_annotator("live@example.com", [luffy])
+    lease = next_pair(annotator)
+
+    services.judgment_submit(user=annotator, token=lease.token, submission=pair_submission())
+
+    results = wait_for(
+        lambda: StudyResults.objects.filter(study=study, judgments=1).first(), timeout=60
+    )
+    assert results is not None, "the worker never refreshed the results"
+    assert results.payload["leaderboard"]["human"]["fluency"]["n"] == 1

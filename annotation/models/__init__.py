@@ -10,6 +10,7 @@ from .people import (
     QualificationStatus,
     ScreeningQuestion,
 )
+from .results import StudyResults
 from .studies import (
     GoldExpectation,
     Item,
@@ -60,6 +61,7 @@ __all__ = [
     "Rating",
     "ScreeningQuestion",
     "Study",
+    "StudyResults",
     "StudyStatus",
     "WorkerHeartbeat",
     "localized",

@@ -26,6 +26,9 @@ class AnnotatorProfile(models.Model):
     # A stable pseudonym for exports: no email or name leaves the platform.
     pseudonym = models.CharField(max_length=32, unique=True, default=new_token)
     paused_reason = models.TextField(blank=True)
+    simulated = models.BooleanField(
+        default=False, help_text=_("A simulated annotator created by simulate_study.")
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -11,6 +11,7 @@ from .leases import (
     assignment_skip,
 )
 from .quality import flag_resolve, judgment_exclude, low_agreement_flags
+from .results import results_refresh
 from .screening import (
     MAX_QUIZ_ATTEMPTS,
     QUIZ_LENGTH,
@@ -45,6 +46,7 @@ __all__ = [
     "qualification_review",
     "quiz_questions",
     "quiz_submit",
+    "results_refresh",
     "screening_pass_mark",
     "study_create",
     "study_open",

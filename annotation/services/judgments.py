@@ -28,7 +28,7 @@ class Submission:
 
 
 def judgment_submit(
-    *, user, token: str, submission: Submission, simulated: bool = False
+    *, user, token: str, submission: Submission, simulated: bool = False, refresh: bool = True
 ) -> Judgment:
     """Record a judgment and its ratings atomically, or raise AnnotationError and write
     nothing. A replay of an accepted submission raises `already_submitted`."""
@@ -43,7 +43,8 @@ def judgment_submit(
         raise AnnotationError(
             "already_submitted", _("You have already submitted this item.")
         ) from None
-    _results_refresh_later(judgment)
+    if refresh:
+        _results_refresh_later(judgment)
     return judgment
 
 

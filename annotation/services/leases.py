@@ -48,26 +48,25 @@ def approved_character_ids(user) -> list[int]:
     )
 
 
-def _current_lease(user, now) -> Assignment | None:
-    return (
-        Assignment.objects.filter(
-            annotator=user,
-            state=AssignmentState.ACTIVE,
-            expires_at__gt=now,
-            item__study__status=StudyStatus.OPEN,
-        )
-        .select_related("item__study")
-        .order_by("served_at")
-        .first()
+def _current_lease(user, now, only_study) -> Assignment | None:
+    leases = Assignment.objects.filter(
+        annotator=user,
+        state=AssignmentState.ACTIVE,
+        expires_at__gt=now,
+        item__study__status=StudyStatus.OPEN,
     )
+    if only_study is not None:
+        leases = leases.filter(item__study=only_study)
+    return leases.select_related("item__study").order_by("served_at").first()
 
 
-def _studies_with_room(user, character_ids, now) -> list[Study]:
+def _studies_with_room(user, character_ids, now, only_study=None) -> list[Study]:
     """Open studies with the annotator's characters whose caps they have not reached."""
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    studies = list(
-        Study.objects.filter(status=StudyStatus.OPEN, characters__in=character_ids).distinct()
-    )
+    studies = Study.objects.filter(status=StudyStatus.OPEN, characters__in=character_ids)
+    if only_study is not None:
+        studies = studies.filter(pk=only_study.pk)
+    studies = list(studies.distinct())
     counts = {
         row["item__study"]: row
         for row in Judgment.objects.filter(annotator=user, item__study__in=studies)
@@ -240,20 +239,21 @@ def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment |
 
 
 @transaction.atomic
-def assignment_next(*, user) -> Assignment | None:
-    """The annotator's current lease, or a new one on the item that most needs them."""
+def assignment_next(*, user, study: Study | None = None) -> Assignment | None:
+    """The annotator's current lease, or a new one on the item that most needs them
+    (within `study` when given)."""
     now = timezone.now()
-    current = _current_lease(user, now)
+    current = _current_lease(user, now, study)
     if current is not None:
         return current
     character_ids = approved_character_ids(user)
     if not character_ids:
         return None
-    for study in _studies_with_room(user, character_ids, now):
-        kinds = [True, False] if _gold_due(study) else [False]
+    for candidate_study in _studies_with_room(user, character_ids, now, study):
+        kinds = [True, False] if _gold_due(candidate_study) else [False]
         for gold in kinds:
-            for item_id in _candidates(user, study, character_ids, now, gold=gold):
-                lease = _lease(user, item_id, study, now, gold=gold)
+            for item_id in _candidates(user, candidate_study, character_ids, now, gold=gold):
+                lease = _lease(user, item_id, candidate_study, now, gold=gold)
                 if lease is not None:
                     return lease
     return None

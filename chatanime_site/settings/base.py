@@ -66,6 +66,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                "annotation.context_processors.roles",
             ],
         },
     },
@@ -197,6 +198,8 @@ DEFAULT_FROM_EMAIL = env("DJANGO_DEFAULT_FROM_EMAIL", default="ChatAnime <norepl
 
 # The importer refuses answers longer than this; the published answers stay under 200.
 CHATANIME_MAX_TEXT_LENGTH = env.int("CHATANIME_MAX_TEXT_LENGTH", default=4000)
+# Bootstrap resamples behind every confidence interval of the results.
+CHATANIME_BOOTSTRAP_DRAWS = env.int("CHATANIME_BOOTSTRAP_DRAWS", default=200)
 
 LOGGING = {
     "version": 1,

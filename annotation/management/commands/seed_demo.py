@@ -26,6 +26,11 @@ class Command(BaseCommand):
         }
         annotators = [user for email, user in users.items() if email.startswith("annotator")]
         study = demo.demo_prepare(annotators=annotators)
+        simulated = demo.demo_results_prepare()
+        if simulated is not None:
+            self.stdout.write(
+                f"Study '{simulated.slug}' is filled with simulated judgments: see /results/{simulated.slug}/"
+            )
         if study is None:
             self.stdout.write(
                 "No answers imported yet: import some, then run seed_demo again for a demo study."

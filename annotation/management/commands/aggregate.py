@@ -1,0 +1,39 @@
+import json as json_module
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation import services
+from annotation.models import Study
+
+
+class Command(BaseCommand):
+    help = "Recompute the derived results (agreement, leaderboards, …) now, as the workers do."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--study", help="study slug (default: every study with judgments)")
+        parser.add_argument(
+            "--json", action="store_true", help="print the results of one study as JSON"
+        )
+
+    def handle(self, *args, study: str | None, json: bool, **options):
+        if study:
+            studies = list(Study.objects.filter(slug=study))
+            if not studies:
+                raise CommandError(f"no study {study!r}")
+        else:
+            studies = list(Study.objects.filter(items__judgments__isnull=False).distinct())
+        if json and len(studies) != 1:
+            raise CommandError("--json prints one study: choose it with --study")
+        for target in studies:
+            services.low_agreement_flags(study=target)
+            results = services.results_refresh(study=target)
+            if json:
+                self.stdout.write(_dumps(results.payload))
+            else:
+                self.stdout.write(
+                    f"{target.slug}: {results.judgments} judgments, computed in {results.seconds:.2f} s"
+                )
+
+
+def _dumps(payload) -> str:
+    return json_module.dumps(payload, ensure_ascii=False, sort_keys=True)

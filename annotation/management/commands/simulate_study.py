@@ -1,0 +1,31 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation import services
+from annotation.models import Study
+from annotation.simulation import annotators_for, simulate_study
+from dialogues.models import Source
+
+
+class Command(BaseCommand):
+    help = (
+        "Fill an open study with judgments from simulated annotators (for demos and "
+        "benchmarks). Refuses a study that has real judgments."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--study", required=True, help="study slug")
+        parser.add_argument("--annotators", type=int, help="default: as many as the design needs")
+        parser.add_argument("--seed", type=int, default=0)
+
+    def handle(self, *args, study: str, annotators: int | None, seed: int, **options):
+        target = Study.objects.filter(slug=study).first()
+        if target is None:
+            raise CommandError(f"no study {study!r}")
+        count = annotators or annotators_for(target)
+        try:
+            made, truth = simulate_study(study=target, annotators=count, seed=seed)
+        except services.AnnotationError as refusal:
+            raise CommandError(refusal.message) from None
+        slugs = dict(Source.objects.values_list("pk", "slug"))
+        self.stdout.write(f"{made} simulated judgments from {count} annotators in {target.slug}.")
+        self.stdout.write("True ranking: " + " > ".join(slugs[s] for s in truth.ranking()))

@@ -1,0 +1,470 @@
+"""Recomputing a study's derived results from its judgments.
+
+Reads the ratings of non-excluded judgments of non-gold items as flat integer arrays
+(one query), hands them to the pure functions in `annotation.stats`, and replaces the
+study's StudyResults row. Idempotent: the same judgments give the same document.
+"""
+
+import math
+import time
+from collections import defaultdict
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from dialogues.models import Source
+
+from ..models import (
+    AnnotatorProfile,
+    Dimension,
+    GoldCheck,
+    ItemKind,
+    Judgment,
+    Metric,
+    QualityFlag,
+    Study,
+    StudyResults,
+)
+from ..stats.agreement import (
+    bootstrap_alpha,
+    counts_from_ratings,
+    icc_1k,
+    krippendorff_alpha,
+    within_one,
+)
+from ..stats.estimates import bradley_terry_bootstrap, cluster_bootstrap_means, wilson_interval
+from .quality import agreement_deviations
+
+VALUES = [1, 2, 3, 4, 5]
+
+RATINGS_SQL = """
+SELECT r.value, r.metric_id, j.id, j.annotator_id, i.id, i.character_id,
+       COALESCE(i.scenario_id, 0), COALESCE(i.round, 0), i.kind = 'pair',
+       COALESCE(a.source_id, slot.source_id), COALESCE(r.answer_id, 0)
+FROM annotation_rating r
+JOIN annotation_judgment j ON j.id = r.judgment_id
+JOIN annotation_item i ON i.id = j.item_id
+LEFT JOIN dialogues_answer a ON a.id = r.answer_id
+LEFT JOIN (
+    SELECT ia.item_id, MIN(da.source_id) AS source_id
+    FROM annotation_itemanswer ia JOIN dialogues_answer da ON da.id = ia.answer_id
+    GROUP BY ia.item_id
+) slot ON slot.item_id = i.id AND r.answer_id IS NULL
+WHERE i.study_id = %s AND NOT j.excluded AND NOT i.is_gold
+"""
+COLUMNS = [
+    "value",
+    "metric",
+    "judgment",
+    "annotator",
+    "item",
+    "character",
+    "scenario",
+    "round",
+    "is_pair",
+    "source",
+    "answer",
+]
+
+
+def _clean(value):
+    """JSON has no NaN: undefined figures become null."""
+    if isinstance(value, float | np.floating):
+        return None if math.isnan(value) else round(float(value), 6)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def load_ratings(study: Study) -> dict[str, np.ndarray]:
+    with connection.cursor() as cursor:
+        cursor.execute(RATINGS_SQL, [study.pk])
+        rows = cursor.fetchall()
+    table = np.array(rows, dtype=np.int64).reshape(-1, len(COLUMNS))
+    return {name: table[:, i] for i, name in enumerate(COLUMNS)}
+
+
+def _index(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct values, 0-based index of each element)."""
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return distinct, inverse.ravel()
+
+
+def results_refresh(*, study: Study) -> StudyResults:
+    started = time.perf_counter()
+    draws = settings.CHATANIME_BOOTSTRAP_DRAWS
+    data = load_ratings(study)
+    metrics = list(Metric.objects.order_by("position"))
+    metric_by_id = {m.pk: m for m in metrics}
+    sources = {s.pk: s for s in Source.objects.all()}
+    judgments = Judgment.objects.filter(item__study=study, excluded=False, item__is_gold=False)
+
+    payload = {
+        "study": study.slug,
+        "judgments": judgments.count(),
+        "metrics": [
+            {
+                "slug": m.slug,
+                "label_zh": m.label_zh,
+                "label_en": m.label_en,
+                "dimension": m.dimension,
+            }
+            for m in metrics
+        ],
+        "sources": {
+            s.slug: {"display_name": s.display_name, "kind": s.kind}
+            for s in sources.values()
+            if s.pk in set(data["source"].tolist())
+        },
+    }
+    payload["agreement"] = _agreement(data, metric_by_id, draws)
+    payload["agreement_by_round"] = {
+        str(r): _agreement(_subset(data, data["round"] == r), metric_by_id, 0) for r in (1, 2)
+    }
+    payload["agreement_by_character"] = {
+        str(c): _agreement(_subset(data, data["character"] == c), metric_by_id, 0)
+        for c in np.unique(data["character"]).tolist()
+    }
+    payload["leaderboard"] = _leaderboard(data, metric_by_id, sources, draws)
+    payload["leaderboard_by_round"] = {
+        str(r): _leaderboard(_subset(data, data["round"] == r), metric_by_id, sources, 0)
+        for r in (1, 2)
+    }
+    payload["leaderboard_by_character"] = {
+        str(c): _leaderboard(_subset(data, data["character"] == c), metric_by_id, sources, 0)
+        for c in np.unique(data["character"]).tolist()
+    }
+    payload["diversity"] = _diversity(data, sources, draws)
+    payload["paired_differences"] = _paired_differences(study, data, metric_by_id, sources, draws)
+    payload.update(_preferences(study, judgments, sources, draws))
+    payload["annotators"] = _annotator_quality(study, data)
+    payload["seconds"] = round(time.perf_counter() - started, 3)
+
+    with transaction.atomic():
+        results, _created = StudyResults.objects.update_or_create(
+            study=study,
+            defaults={
+                "computed_at": timezone.now(),
+                "judgments": payload["judgments"],
+                "seconds": payload["seconds"],
+                "payload": payload,
+            },
+        )
+    return results
+
+
+def _subset(data, mask):
+    return {name: column[mask] for name, column in data.items()}
+
+
+def _agreement(data, metric_by_id, draws: int) -> dict:
+    """Per metric. The unit is one answer within one item (for diversity, the item)."""
+    out = {}
+    for metric_id, metric in metric_by_id.items():
+        mask = data["metric"] == metric_id
+        if not mask.any():
+            continue
+        unit_key = data["item"][mask] * 1_000_000_000 + data["answer"][mask]
+        _units, unit_index = _index(unit_key)
+        counts = counts_from_ratings(unit_index, data["value"][mask] - 1, len(VALUES))
+        estimate = bootstrap_alpha(counts, VALUES, "ordinal", draws=draws, seed=metric_id)
+        out[metric.slug] = {
+            "alpha_ordinal": _clean(
+                estimate.alpha if draws else krippendorff_alpha(counts, VALUES, "ordinal")
+            ),
+            "alpha_interval": _clean(krippendorff_alpha(counts, VALUES, "interval")),
+            "ci_low": _clean(estimate.ci_low) if draws else None,
+            "ci_high": _clean(estimate.ci_high) if draws else None,
+            "icc_1k": _clean(icc_1k(counts, VALUES)),
+            "within_one": _clean(within_one(counts, VALUES)),
+            "n_items": estimate.n_units,
+        }
+    return out
+
+
+def _cells(data) -> np.ndarray:
+    """Bootstrap clusters: the (character, scenario) cell of a pair; a diversity item is
+    its own cell."""
+    return np.where(
+        data["is_pair"] == 1, data["character"] * 1000 + data["scenario"], -data["item"]
+    )
+
+
+def _leaderboard(data, metric_by_id, sources, draws: int) -> dict:
+    """Mean rating per source and metric, and per source and dimension (the mean of a
+    judgment's ratings of one answer on that dimension's metrics)."""
+    pair = data["is_pair"] == 1
+    if not pair.any():
+        return {}
+    d = _subset(data, pair)
+    metric_dimension = {m_id: m.dimension for m_id, m in metric_by_id.items()}
+    dimensions = [dim for dim in Dimension.values if dim != Dimension.OVERALL]
+    labels = [m.slug for m in metric_by_id.values()] + [f"dimension:{dim}" for dim in dimensions]
+    metric_slot = {m_id: i for i, m_id in enumerate(metric_by_id)}
+
+    # One row per rating for metrics, then one row per (judgment, answer, dimension).
+    dim_index = np.array(
+        [
+            dimensions.index(metric_dimension[m]) if metric_dimension[m] in dimensions else -1
+            for m in d["metric"]
+        ]
+    )
+    keep = dim_index >= 0
+    dim_key = (d["judgment"][keep] * 1_000_000_000 + d["answer"][keep]) * 4 + dim_index[keep]
+    _keys, dim_rows = _index(dim_key)
+    first = np.unique(dim_rows, return_index=True)[1]
+    dim_means = np.bincount(dim_rows, weights=d["value"][keep]) / np.bincount(dim_rows)
+
+    source_ids, source_index = _index(np.concatenate([d["source"], d["source"][keep][first]]))
+    label_index = np.concatenate(
+        [
+            np.array([metric_slot[m] for m in d["metric"]]),
+            len(metric_by_id) + dim_index[keep][first],
+        ]
+    )
+    values = np.concatenate([d["value"].astype(float), dim_means])
+    cells = np.concatenate([_cells(d), _cells(d)[keep][first]])
+    annotators = np.concatenate([d["annotator"], d["annotator"][keep][first]])
+    _cell_ids, cell_index = _index(cells)
+    _annotator_ids, annotator_index = _index(annotators)
+
+    n_labels = len(labels)
+    group = source_index * n_labels + label_index
+    estimates = cluster_bootstrap_means(
+        values, group, cell_index, annotator_index, len(source_ids) * n_labels, draws=draws, seed=11
+    )
+    board = {}
+    for s, source_id in enumerate(source_ids.tolist()):
+        rows = {}
+        for label_position, label in enumerate(labels):
+            g = s * n_labels + label_position
+            if estimates.n[g] == 0:
+                continue
+            rows[label] = {
+                "mean": _clean(estimates.mean[g]),
+                "ci_low": _clean(estimates.ci_low[g]),
+                "ci_high": _clean(estimates.ci_high[g]),
+                "n": int(estimates.n[g]),
+            }
+        board[sources[source_id].slug] = rows
+    return board
+
+
+def _diversity(data, sources, draws: int) -> dict:
+    """Mean diversity rating of each source's diversity sets."""
+    d = _subset(data, data["is_pair"] == 0)
+    if len(d["value"]) == 0:
+        return {}
+    source_ids, source_index = _index(d["source"])
+    _c, cell_index = _index(d["item"])
+    _a, annotator_index = _index(d["annotator"])
+    estimates = cluster_bootstrap_means(
+        d["value"].astype(float),
+        source_index,
+        cell_index,
+        annotator_index,
+        len(source_ids),
+        draws=draws,
+        seed=19,
+    )
+    return {
+        sources[source_id].slug: {
+            "mean": _clean(estimates.mean[i]),
+            "ci_low": _clean(estimates.ci_low[i]),
+            "ci_high": _clean(estimates.ci_high[i]),
+            "n": int(estimates.n[i]),
+        }
+        for i, source_id in enumerate(source_ids.tolist())
+    }
+
+
+def _paired_differences(study, data, metric_by_id, sources, draws: int) -> dict:
+    """Within one judgment: compared answer minus reference answer, per metric."""
+    d = _subset(data, data["is_pair"] == 1)
+    reference = study.reference_source_id
+    key = d["judgment"] * 10_000 + d["metric"]
+    is_reference = d["source"] == reference
+    ref_value = dict(
+        zip(key[is_reference].tolist(), d["value"][is_reference].tolist(), strict=True)
+    )
+    rows = [
+        (i, ref_value[k])
+        for i, k in enumerate(key.tolist())
+        if not is_reference[i] and k in ref_value
+    ]
+    if not rows:
+        return {}
+    positions = np.array([i for i, _ in rows])
+    differences = d["value"][positions] - np.array([v for _, v in rows])
+    source_ids, source_index = _index(d["source"][positions])
+    metric_ids = list(metric_by_id)
+    metric_index = np.array([metric_ids.index(m) for m in d["metric"][positions]])
+    _c, cell_index = _index(d["character"][positions] * 1000 + d["scenario"][positions])
+    _a, annotator_index = _index(d["annotator"][positions])
+    group = source_index * len(metric_ids) + metric_index
+    estimates = cluster_bootstrap_means(
+        differences,
+        group,
+        cell_index,
+        annotator_index,
+        len(source_ids) * len(metric_ids),
+        draws=draws,
+        seed=13,
+    )
+    out = {}
+    for s, source_id in enumerate(source_ids.tolist()):
+        out[sources[source_id].slug] = {
+            metric_by_id[m].slug: {
+                "mean": _clean(estimates.mean[s * len(metric_ids) + j]),
+                "ci_low": _clean(estimates.ci_low[s * len(metric_ids) + j]),
+                "ci_high": _clean(estimates.ci_high[s * len(metric_ids) + j]),
+                "n": int(estimates.n[s * len(metric_ids) + j]),
+            }
+            for j, m in enumerate(metric_ids)
+            if estimates.n[s * len(metric_ids) + j]
+        }
+    return out
+
+
+def _preferences(study, judgments, sources, draws: int) -> dict:
+    """Win / tie / loss against the reference, Bradley-Terry strengths over all pairs,
+    how often each source passed for human, and position bias."""
+    rows = list(
+        judgments.filter(item__kind=ItemKind.PAIR).values_list(
+            "pk",
+            "item__character_id",
+            "item__scenario_id",
+            "preferred_answer__source_id",
+            "is_tie",
+            "human_guess__source_id",
+            "human_guess_asked",
+            "assignment__left_source_id",
+            "assignment__right_source_id",
+            "annotator__annotator_profile__pseudonym",
+        )
+    )
+    reference = study.reference_source_id
+    win_tie_loss = defaultdict(lambda: [0, 0, 0])
+    guessed = defaultdict(lambda: [0, 0])
+    comparisons = []
+    position = defaultdict(lambda: [0, 0])
+    for _pk, character, scenario, preferred, is_tie, guess, asked, left, right, pseudonym in rows:
+        pair = (left, right)
+        compared = [s for s in pair if s != reference]
+        if reference in pair and compared:
+            other = compared[0]
+            outcome = 1 if is_tie else (0 if preferred == other else 2)
+            win_tie_loss[other][outcome] += 1
+        if asked:
+            for source in pair:
+                guessed[source][1] += 1
+                guessed[source][0] += guess == source
+        if is_tie:
+            comparisons.append((left, right, True, character * 1000 + scenario))
+        elif preferred is not None:
+            loser = right if preferred == left else left
+            comparisons.append((preferred, loser, False, character * 1000 + scenario))
+            for key in ("overall", pseudonym):
+                position[key][0 if preferred == left else 1] += 1
+
+    out = {"preferences": {}, "bradley_terry": {}, "human_guess": {}, "position_bias": {}}
+    for source_id, (wins, ties, losses) in win_tie_loss.items():
+        n = wins + ties + losses
+        low, high = wilson_interval(wins, n)
+        out["preferences"][sources[source_id].slug] = {
+            "wins": wins,
+            "ties": ties,
+            "losses": losses,
+            "n": n,
+            "win_rate": _clean(wins / n),
+            "win_low": _clean(low),
+            "win_high": _clean(high),
+            "tie_rate": _clean(ties / n),
+            "loss_rate": _clean(losses / n),
+        }
+    if comparisons:
+        ids, index = _index(np.array([c[0] for c in comparisons] + [c[1] for c in comparisons]))
+        half = len(comparisons)
+        _cells_ids, cluster = _index(np.array([c[3] for c in comparisons]))
+        estimate, low, high = bradley_terry_bootstrap(
+            index[:half],
+            index[half:],
+            [c[2] for c in comparisons],
+            cluster,
+            len(ids),
+            draws=draws,
+            seed=17,
+        )
+        for i, source_id in enumerate(ids.tolist()):
+            out["bradley_terry"][sources[source_id].slug] = {
+                "log_strength": _clean(estimate[i]),
+                "ci_low": _clean(low[i]),
+                "ci_high": _clean(high[i]),
+            }
+    for source_id, (times, asked) in guessed.items():
+        low, high = wilson_interval(times, asked)
+        out["human_guess"][sources[source_id].slug] = {
+            "passed_for_human": times,
+            "asked": asked,
+            "rate": _clean(times / asked),
+            "ci_low": _clean(low),
+            "ci_high": _clean(high),
+        }
+    for key, (left_wins, right_wins) in position.items():
+        n = left_wins + right_wins
+        low, high = wilson_interval(left_wins, n)
+        out["position_bias"][str(key)] = {
+            "left": left_wins,
+            "right": right_wins,
+            "n": n,
+            "left_rate": _clean(left_wins / n),
+            "ci_low": _clean(low),
+            "ci_high": _clean(high),
+        }
+    return out
+
+
+def _annotator_quality(study, data) -> dict:
+    """Per annotator (by pseudonym): judgments, distance from the others, gold accuracy,
+    open flags."""
+    pseudonyms = dict(AnnotatorProfile.objects.values_list("user_id", "pseudonym"))
+    unit = data["item"] * 1_000_000_000 + data["answer"] * 1000 + data["metric"]
+    deviations = agreement_deviations(
+        zip(unit.tolist(), data["annotator"].tolist(), data["value"].tolist(), strict=True)
+    )
+    judged = dict(
+        Judgment.objects.filter(item__study=study)
+        .values_list("annotator_id")
+        .annotate(n=Count("pk"))
+    )
+    gold = defaultdict(lambda: [0, 0])
+    for annotator_id, passed in GoldCheck.objects.filter(judgment__item__study=study).values_list(
+        "judgment__annotator_id", "passed"
+    ):
+        gold[annotator_id][0] += passed
+        gold[annotator_id][1] += 1
+    flags = dict(
+        QualityFlag.objects.filter(study=study, resolved_at__isnull=True)
+        .values_list("annotator_id")
+        .annotate(n=Count("pk"))
+    )
+    seconds = defaultdict(list)
+    for annotator_id, taken in Judgment.objects.filter(item__study=study).values_list(
+        "annotator_id", "seconds_on_task"
+    ):
+        seconds[annotator_id].append(taken)
+    return {
+        pseudonyms.get(annotator_id, str(annotator_id)): {
+            "judgments": n,
+            "mean_distance": _clean(deviations.get(annotator_id, (float("nan"), 0))[0]),
+            "units_compared": deviations.get(annotator_id, (0, 0))[1],
+            "gold_passed": gold[annotator_id][0],
+            "gold_checked": gold[annotator_id][1],
+            "open_flags": flags.get(annotator_id, 0),
+            "median_seconds": _clean(float(np.median(seconds[annotator_id]))),
+        }
+        for annotator_id, n in judged.items()
+    }

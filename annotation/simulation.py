@@ -1,0 +1,173 @@
+"""Simulated annotators for demos and benchmarks.
+
+Each simulated annotator has a severity (rates everything a little higher or lower) and
+noise; each source has a known true quality per metric. Judgments go through the same
+services as real submissions and are marked as simulated.
+"""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from . import services
+from .models import (
+    AnnotatorProfile,
+    Assignment,
+    ItemKind,
+    Judgment,
+    Metric,
+    ProfileStatus,
+    Qualification,
+    QualificationStatus,
+    Study,
+)
+from .services.errors import AnnotationError
+
+
+@dataclass
+class TrueEffects:
+    """What the simulated ratings are drawn around: quality[source_id][metric_slug]."""
+
+    quality: dict[int, dict[str, float]]
+    diversity: dict[int, float]
+
+    def ranking(self) -> list[int]:
+        """Sources from best to worst by mean true quality over the pair metrics."""
+        return sorted(self.quality, key=lambda s: -np.mean(list(self.quality[s].values())))
+
+
+def true_effects(study: Study, seed: int) -> TrueEffects:
+    rng = np.random.default_rng(seed)
+    source_ids = [study.reference_source_id, *study.compared_sources.values_list("pk", flat=True)]
+    metrics = list(Metric.objects.filter(for_diversity=False).values_list("slug", flat=True))
+    # Distinct, well separated source levels so that a recovered ranking can be checked.
+    levels = np.linspace(2.4, 4.2, len(source_ids))
+    rng.shuffle(levels)
+    quality = {
+        source: {metric: float(level + rng.normal(0, 0.1)) for metric in metrics}
+        for source, level in zip(source_ids, levels, strict=True)
+    }
+    diversity = {
+        source: float(np.clip(level + rng.normal(0, 0.2), 1, 5))
+        for source, level in zip(source_ids, levels, strict=True)
+    }
+    return TrueEffects(quality=quality, diversity=diversity)
+
+
+def _rate(rng, truth: float, severity: float, noise: float) -> int:
+    return int(np.clip(round(truth + severity + rng.normal(0, noise)), 1, 5))
+
+
+def simulate_study(*, study: Study, annotators: int, seed: int = 0) -> tuple[int, TrueEffects]:
+    """Fill an open study with simulated judgments. Returns (judgments made, truth)."""
+    if study.status != "open":
+        raise AnnotationError("study_closed", f"study {study.slug} is not open")
+    if Judgment.objects.filter(item__study=study, simulated=False).exists():
+        raise AnnotationError(
+            "real_judgments",
+            f"study {study.slug} has real judgments; refusing to add simulated ones",
+        )
+    rng = np.random.default_rng(seed)
+    truth = true_effects(study, seed)
+    people = _simulated_annotators(study, annotators)
+    severity = {user.pk: rng.normal(0, 0.35) for user in people}
+    noise = {user.pk: abs(rng.normal(0.6, 0.15)) for user in people}
+    made = 0
+    active = list(people)
+    while active:
+        still = []
+        for user in active:
+            lease = services.assignment_next(user=user, study=study)
+            if lease is None:
+                continue
+            # Pretend the annotator took a realistic time over the item.
+            seconds = float(rng.gamma(4.0, 15.0))
+            Assignment.objects.filter(pk=lease.pk).update(
+                served_at=lease.served_at - timedelta(seconds=seconds)
+            )
+            submission = _submission(
+                rng, lease, truth, severity[user.pk], noise[user.pk], study.ask_human_guess
+            )
+            services.judgment_submit(
+                user=user, token=lease.token, submission=submission, simulated=True, refresh=False
+            )
+            made += 1
+            still.append(user)
+        active = still
+    services.low_agreement_flags(study=study)
+    services.results_refresh(study=study)
+    return made, truth
+
+
+def _simulated_annotators(study: Study, count: int):
+    user_model = get_user_model()
+    characters = list(study.characters.all())
+    people = []
+    with transaction.atomic():
+        for i in range(count):
+            email = f"sim-{study.slug}-{i}@simulated.invalid"
+            user, created = user_model.objects.get_or_create(
+                email=email, defaults={"username": f"sim-{study.slug}-{i}"[:150]}
+            )
+            if created:
+                user.set_unusable_password()
+                user.save()
+            profile = services.consent_give(user=user)
+            AnnotatorProfile.objects.filter(pk=profile.pk).update(
+                status=ProfileStatus.APPROVED, simulated=True
+            )
+            Qualification.objects.bulk_create(
+                [
+                    Qualification(profile=profile, character=c, status=QualificationStatus.APPROVED)
+                    for c in characters
+                ],
+                ignore_conflicts=True,
+            )
+            people.append(user)
+    return people
+
+
+def _submission(rng, lease, truth: TrueEffects, severity, noise, ask_guess) -> services.Submission:
+    item = lease.item
+    slots = dict(item.slots.values_list("slot", "answer__source_id"))
+    if item.kind == ItemKind.DIVERSITY:
+        source = next(iter(slots.values()))
+        return services.Submission(
+            ratings={("set", "diversity"): _rate(rng, truth.diversity[source], severity, noise)}
+        )
+    ratings, totals = {}, []
+    for position, slot in zip("ab", lease.display_order, strict=True):
+        source = slots[slot]
+        total = 0.0
+        for metric, quality in truth.quality[source].items():
+            value = _rate(rng, quality, severity, noise)
+            ratings[(position, metric)] = value
+            total += value
+        totals.append(total)
+    difference = totals[0] - totals[1]
+    preference = "tie" if abs(difference) < 2 else ("a" if difference > 0 else "b")
+    guess = ""
+    if ask_guess:
+        human_position = next(
+            (
+                p
+                for p, slot in zip("ab", lease.display_order, strict=True)
+                if slots[slot] == lease.item.study.reference_source_id
+            ),
+            None,
+        )
+        guess = (
+            human_position
+            if human_position and rng.random() < 0.6
+            else rng.choice(["a", "b", "unsure"])
+        )
+    return services.Submission(ratings=ratings, preference=preference, human_guess=str(guess))
+
+
+def annotators_for(study: Study) -> int:
+    from .selectors import study_capacity
+
+    return max((row.needed for row in study_capacity(study)), default=3)

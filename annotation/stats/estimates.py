@@ -1,0 +1,158 @@
+"""Means with confidence intervals that respect how ratings were collected, preference
+rates with Wilson intervals, and Bradley-Terry strengths.
+
+Ratings are not independent: the same item (character x scenario cell) and the same
+annotator recur. The intervals therefore come from a two-way cluster bootstrap that
+resamples cells and annotators, not single ratings.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class GroupEstimates:
+    mean: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    n: np.ndarray
+
+
+def _aggregate(group, cell, annotator, values):
+    """Sum and count per (group, cell, annotator): each bootstrap draw then touches one
+    row per combination rather than one per rating."""
+    key = np.stack([group, cell, annotator], axis=1)
+    unique, inverse = np.unique(key, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    sums = np.bincount(inverse, weights=values)
+    counts = np.bincount(inverse).astype(float)
+    return unique[:, 0], unique[:, 1], unique[:, 2], sums, counts
+
+
+def cluster_bootstrap_means(
+    values,
+    group,
+    cell,
+    annotator,
+    n_groups: int,
+    *,
+    draws: int = 200,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> GroupEstimates:
+    """Per group: the mean of `values`, its count, and a percentile interval from
+    resampling cells and annotators (independently, with replacement).
+
+    All inputs are parallel integer/float arrays; `group`, `cell` and `annotator` are
+    0-based indices."""
+    values = np.asarray(values, dtype=float)
+    group, cell, annotator = (np.asarray(a, dtype=np.int64) for a in (group, cell, annotator))
+    n = np.bincount(group, minlength=n_groups)
+    sums = np.bincount(group, weights=values, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = sums / n
+    low = np.full(n_groups, np.nan)
+    high = np.full(n_groups, np.nan)
+    if len(values) == 0 or draws == 0:
+        return GroupEstimates(mean, low, high, n)
+    g, c, a, s, k = _aggregate(group, cell, annotator, values)
+    n_cells, n_annotators = int(cell.max()) + 1, int(annotator.max()) + 1
+    rng = np.random.default_rng(seed)
+    cell_weights = rng.multinomial(n_cells, np.full(n_cells, 1 / n_cells), size=draws)
+    annotator_weights = rng.multinomial(
+        n_annotators, np.full(n_annotators, 1 / n_annotators), size=draws
+    )
+    boot = np.empty((draws, n_groups))
+    for b in range(draws):
+        w = cell_weights[b, c] * annotator_weights[b, a]
+        numerator = np.bincount(g, weights=w * s, minlength=n_groups)
+        denominator = np.bincount(g, weights=w * k, minlength=n_groups)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot[b] = numerator / denominator
+    tail = (1 - confidence) / 2 * 100
+    for index in range(n_groups):
+        column = boot[:, index]
+        column = column[~np.isnan(column)]
+        if len(column):
+            low[index], high[index] = np.percentile(column, [tail, 100 - tail])
+    return GroupEstimates(mean, low, high, n)
+
+
+def wilson_interval(
+    successes: float, n: float, z: float = 1.959963984540054
+) -> tuple[float, float]:
+    """Wilson score interval for a proportion; (nan, nan) without observations."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return float(centre - half), float(centre + half)
+
+
+def bradley_terry(wins: np.ndarray, *, prior: float = 0.01, iterations: int = 50) -> np.ndarray:
+    """Log-strengths from a wins matrix (`wins[i, j]`: times i beat j; a tie counts half
+    to each), fitted by Newton's method. A weak Gaussian prior (`prior` x theta^2 / 2)
+    keeps a source that never wins finite. Centred to mean zero; sources that never
+    played get NaN."""
+    wins = np.asarray(wins, dtype=float)
+    games = wins + wins.T
+    played = games.sum(axis=1) > 0
+    result = np.full(len(wins), np.nan)
+    if not played.any():
+        return result
+    w, n = wins[np.ix_(played, played)], games[np.ix_(played, played)]
+    theta = np.zeros(len(w))
+    total_wins = w.sum(axis=1)
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+        gradient = total_wins - (n * p).sum(axis=1) - prior * theta
+        curvature = n * p * (1 - p)
+        hessian = np.diag(curvature.sum(axis=1) + prior) - curvature
+        step = np.linalg.solve(hessian, gradient)
+        theta += step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    result[played] = theta - theta.mean()
+    return result
+
+
+def bradley_terry_bootstrap(
+    winner,
+    loser,
+    tie,
+    cluster,
+    n_sources: int,
+    *,
+    draws: int = 200,
+    seed: int = 0,
+    confidence: float = 0.95,
+):
+    """Log-strengths with percentile intervals from resampling clusters (cells) of
+    comparisons. `winner`/`loser` are source indices per comparison (for a tie, the two
+    sources in either order with `tie` true)."""
+    winner, loser, cluster = (np.asarray(a, dtype=np.int64) for a in (winner, loser, cluster))
+    tie = np.asarray(tie, dtype=bool)
+
+    def wins_matrix(weights):
+        w = np.where(tie, 0.5, 1.0) * weights
+        matrix = np.zeros((n_sources, n_sources))
+        np.add.at(matrix, (winner, loser), w)
+        np.add.at(matrix, (loser, winner), np.where(tie, w, 0.0))
+        return matrix
+
+    estimate = bradley_terry(wins_matrix(np.ones(len(winner))))
+    if len(winner) == 0 or draws == 0:
+        return estimate, np.full(n_sources, np.nan), np.full(n_sources, np.nan)
+    n_clusters = int(cluster.max()) + 1
+    rng = np.random.default_rng(seed)
+    resampled = rng.multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=draws)
+    boot = np.array(
+        [bradley_terry(wins_matrix(resampled[b, cluster].astype(float))) for b in range(draws)]
+    )
+    tail = (1 - confidence) / 2 * 100
+    low = np.nanpercentile(boot, tail, axis=0)
+    high = np.nanpercentile(boot, 100 - tail, axis=0)
+    return estimate, low, high

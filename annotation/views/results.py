@@ -1,0 +1,55 @@
+"""Results for researchers and staff: leaderboards, agreement, preferences, charts."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from .. import selectors
+from ..models import Study
+from ..roles import is_researcher
+
+
+def _researchers_only(request):
+    if not is_researcher(request.user):
+        raise PermissionDenied
+
+
+@login_required
+@require_GET
+def study_list(request):
+    _researchers_only(request)
+    return render(
+        request, "annotation/results_list.html", {"studies": selectors.studies_with_results()}
+    )
+
+
+@login_required
+@require_GET
+def study_results(request, slug):
+    _researchers_only(request)
+    study = get_object_or_404(Study, slug=slug)
+    view = selectors.results_view(
+        study,
+        character=request.GET.get("character") or None,
+        round_=request.GET.get("round") or None,
+        dimension=request.GET.get("dimension") or None,
+    )
+    template = "annotation/results.html#results" if request.htmx else "annotation/results.html"
+    return render(request, template, {"study": study, "view": view})
+
+
+@login_required
+@require_POST
+def refresh(request, slug):
+    """Staff ask for a recompute now instead of waiting for the next one."""
+    if not request.user.is_staff:
+        raise PermissionDenied
+    study = get_object_or_404(Study, slug=slug)
+    from ..tasks import study_results_refresh
+
+    study_results_refresh.delay(study.pk)
+    messages.success(request, _("A recompute has been requested."))
+    return redirect("results-study", slug=study.slug)

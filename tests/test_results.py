@@ -1,0 +1,240 @@
+"""Derived results: exact to the data, idempotent, and shown only to researchers and staff."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db.models import Avg, Count
+
+from annotation import services
+from annotation.models import Judgment, Rating, Study, StudyResults
+from annotation.simulation import simulate_study
+from dialogues.models import Source
+from tests.factories import UserFactory, approved_annotator
+from tests.fixtures.studies import make_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def simulated(demo_dataset, settings, luffy):
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 50
+    study = make_study(
+        overlap=2, rounds=(1,), include_diversity=True, ask_human_guess=True, characters=[luffy]
+    )
+    Study.objects.filter(pk=study.pk).update(gold_rate=0)
+    study.refresh_from_db()
+    made, truth = simulate_study(study=study, annotators=6, seed=3)
+    return study, made, truth
+
+
+def aggregate_json(study) -> dict:
+    out = StringIO()
+    call_command("aggregate", "--study", study.slug, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_aggregate_json_has_the_documented_shape(simulated):
+    study, made, _truth = simulated
+
+    payload = aggregate_json(study)
+
+    assert payload["study"] == study.slug
+    assert payload["judgments"] == made
+    for metric in ("fluency", "emotional_value", "diversity"):
+        figures = payload["agreement"][metric]
+        assert set(figures) >= {"alpha_ordinal", "alpha_interval", "ci_low", "ci_high", "n_items"}
+        assert -1 <= figures["alpha_ordinal"] <= 1
+    for source in Source.objects.all():
+        row = payload["leaderboard"][source.slug]["speech_style"]
+        assert set(row) == {"mean", "ci_low", "ci_high", "n"}
+        assert row["ci_low"] <= row["mean"] <= row["ci_high"]
+
+
+def test_leaderboard_means_and_counts_equal_the_database(simulated):
+    study, _made, _truth = simulated
+    payload = aggregate_json(study)
+
+    expected = (
+        Rating.objects.filter(judgment__item__study=study, judgment__item__kind="pair")
+        .values("answer__source__slug", "metric__slug")
+        .annotate(mean=Avg("value"), n=Count("pk"))
+    )
+
+    assert len(expected) == 4 * 9
+    for row in expected:
+        figures = payload["leaderboard"][row["answer__source__slug"]][row["metric__slug"]]
+        assert figures["n"] == row["n"]
+        assert figures["mean"] == pytest.approx(row["mean"], abs=1e-6)
+
+
+def test_the_recovered_ranking_matches_the_simulated_truth(simulated):
+    study, _made, truth = simulated
+    payload = aggregate_json(study)
+    slugs = dict(Source.objects.values_list("pk", "slug"))
+
+    overall = {
+        slug: sum(
+            payload["leaderboard"][slug][m]["mean"]
+            for m in ("fluency", "speech_style", "emotional_value")
+        )
+        for slug in payload["leaderboard"]
+    }
+
+    assert sorted(overall, key=lambda s: -overall[s]) == [slugs[s] for s in truth.ranking()]
+
+
+def test_paired_preferences_and_strengths_are_reported(simulated):
+    study, _made, _truth = simulated
+    payload = aggregate_json(study)
+
+    for slug in ("aurora-chat", "kumo-7b", "starling-rp"):
+        prefs = payload["preferences"][slug]
+        assert prefs["wins"] + prefs["ties"] + prefs["losses"] == prefs["n"] > 0
+        assert slug in payload["paired_differences"]
+        assert "log_strength" in payload["bradley_terry"][slug]
+    assert payload["human_guess"]["human"]["asked"] > 0
+    assert payload["position_bias"]["overall"]["n"] > 0
+    assert payload["diversity"]
+
+
+def test_excluded_judgments_are_left_out(simulated):
+    study, made, _truth = simulated
+    judgment = Judgment.objects.filter(item__study=study, item__kind="pair").first()
+    services.judgment_exclude(judgment=judgment, decided_by=None, reason="test")
+
+    payload = aggregate_json(study)
+
+    assert payload["judgments"] == made - 1
+
+
+def test_recomputing_gives_the_same_figures(simulated):
+    study, _made, _truth = simulated
+
+    first = aggregate_json(study)
+    second = aggregate_json(study)
+
+    first.pop("seconds"), second.pop("seconds")
+    assert first == second
+    assert StudyResults.objects.filter(study=study).count() == 1
+
+
+def test_aggregate_without_a_study_recomputes_every_study(simulated):
+    out = StringIO()
+
+    call_command("aggregate", stdout=out)
+
+    assert "judgments, computed in" in out.getvalue()
+
+
+def test_aggregate_refuses_an_unknown_study(simulated):
+    with pytest.raises(CommandError, match="no study"):
+        call_command("aggregate", "--study", "nope", stdout=StringIO())
+
+
+def test_simulation_refuses_a_study_with_real_judgments(alice, study):
+    lease = services.assignment_next(user=alice)
+    from tests.test_rating_service import pair_submission
+
+    while lease.item.kind != "pair":
+        services.assignment_skip(user=alice, token=lease.token, reason="x")
+        lease = services.assignment_next(user=alice)
+    services.judgment_submit(user=alice, token=lease.token, submission=pair_submission())
+
+    with pytest.raises(CommandError, match="real judgments"):
+        call_command(
+            "simulate_study", "--study", study.slug, "--annotators", "2", stdout=StringIO()
+        )
+    assert Judgment.objects.filter(simulated=True).count() == 0
+
+
+def test_simulated_judgments_are_marked(simulated):
+    study, made, _truth = simulated
+
+    assert Judgment.objects.filter(item__study=study, simulated=True).count() == made
+    assert not Judgment.objects.filter(item__study=study, simulated=False).exists()
+
+
+def test_a_submission_queues_a_results_refresh(alice, study, django_capture_on_commit_callbacks):
+    from tests.test_rating_service import next_pair, pair_submission
+
+    lease = next_pair(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.judgment_submit(user=alice, token=lease.token, submission=pair_submission())
+
+    results = StudyResults.objects.get(study=study)
+    assert results.judgments == 1
+
+
+# Pages ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def researcher(db):
+    user = UserFactory(email="scientist@example.com")
+    from django.contrib.auth.models import Group
+
+    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    return user
+
+
+@pytest.mark.parametrize("url", ["/results/", "/results/{slug}/"])
+def test_results_pages_permission_matrix(client, simulated, researcher, luffy, url):
+    study, _made, _truth = simulated
+    path = url.format(slug=study.slug)
+    annotator = approved_annotator("rater@example.com", [luffy])
+    staff = UserFactory(email="boss@example.com", is_staff=True)
+
+    assert client.get(path).status_code == 302
+    for user, status in ((annotator, 403), (researcher, 200), (staff, 200)):
+        client.force_login(user)
+        assert client.get(path).status_code == status
+
+
+def test_the_results_page_shows_freshness_and_the_leaderboard(client, simulated, researcher):
+    study, made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+
+    html = client.get(f"/results/{study.slug}/").content.decode()
+
+    assert f"from {made} judgments" in html
+    assert 'id="chart-data"' in html and "starling-rp" in html
+    assert "<script>" not in html.replace('<script id="chart-data" type="application/json">', "")
+
+
+def test_filters_return_a_fragment_for_htmx(client, simulated, researcher, luffy):
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+
+    response = client.get(
+        f"/results/{study.slug}/",
+        {"character": luffy.pk, "dimension": "role_playing"},
+        headers={"HX-Request": "true"},
+    )
+
+    html = response.content.decode()
+    assert "<html" not in html
+    assert "Speech style" in html and "Fluency" not in html
+
+
+def test_a_study_without_results_says_so(client, study, researcher):
+    client.force_login(researcher)
+
+    html = client.get(f"/results/{study.slug}/").content.decode()
+
+    assert 'data-testid="no-results"' in html
+
+
+def test_only_staff_can_ask_for_a_recompute(client, simulated, researcher):
+    study, _made, _truth = simulated
+    client.force_login(researcher)
+
+    assert client.post(f"/results/{study.slug}/refresh/").status_code == 403
+
+    client.force_login(UserFactory(email="boss@example.com", is_staff=True))
+    response = client.post(f"/results/{study.slug}/refresh/")
+    assert response.status_code == 302
+    assert StudyResults.objects.filter(study=study).exists()
