@@ -97,8 +97,7 @@ def simulate_study(*, study: Study, annotators: int, seed: int = 0) -> tuple[int
             made += 1
             still.append(user)
         active = still
-    services.low_agreement_flags(study=study)
-    services.results_refresh(study=study)
+    services.study_recompute(study=study)
     return made, truth
 
 

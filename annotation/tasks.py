@@ -25,8 +25,7 @@ def study_results_refresh(study_id: int) -> None:
     study = Study.objects.filter(pk=study_id).first()
     if study is None:
         return
-    services.low_agreement_flags(study=study)
-    services.results_refresh(study=study)
+    services.study_recompute(study=study)
 
 
 @shared_task

@@ -72,20 +72,13 @@ def test_gold_failures_name_each_rating_outside_its_range():
 
 
 def test_agreement_deviation_is_the_distance_from_the_other_annotators_mean():
-    units = [
-        ("u1", "x", 1),
-        ("u1", "y", 5),
-        ("u1", "z", 5),
-        ("u2", "x", 2),
-        ("u2", "y", 2),
-        ("solo", "x", 3),
-    ]
+    # unit 1: x=1, y=5, z=5; unit 2: x=2, y=2; unit 3: x alone (not compared).
+    x, y, z = 10, 20, 30
+    result = agreement_deviations([1, 1, 1, 2, 2, 3], [x, y, z, x, y, x], [1, 5, 5, 2, 2, 3])
 
-    result = agreement_deviations(units)
-
-    assert result["x"] == (pytest.approx((4 + 0) / 2), 2)
-    assert result["y"] == (pytest.approx((2 + 0) / 2), 2)
-    assert result["z"] == (pytest.approx(2.0), 1)
+    assert result[x] == (pytest.approx((4 + 0) / 2), 2)
+    assert result[y] == (pytest.approx((2 + 0) / 2), 2)
+    assert result[z] == (pytest.approx(2.0), 1)
 
 
 # Flags on submission -------------------------------------------------------------------

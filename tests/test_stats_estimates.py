@@ -103,3 +103,24 @@ def test_bradley_terry_bootstrap_intervals_contain_the_estimate():
     estimate, low, high = bradley_terry_bootstrap(winner, loser, tie, cluster, 3, draws=200)
 
     assert np.all(low <= estimate + 1e-12) and np.all(estimate <= high + 1e-12)
+
+
+def test_the_dense_and_the_sparse_bootstrap_agree(monkeypatch):
+    import annotation.stats.estimates as estimates
+
+    rng = np.random.default_rng(11)
+    n = 3000
+    args = (
+        rng.integers(1, 6, size=n).astype(float),
+        rng.integers(0, 4, size=n),
+        rng.integers(0, 60, size=n),
+        rng.integers(0, 25, size=n),
+        4,
+    )
+
+    dense = cluster_bootstrap_means(*args, draws=100, seed=4)
+    monkeypatch.setattr(estimates, "DENSE_LIMIT", 0)
+    sparse = cluster_bootstrap_means(*args, draws=100, seed=4)
+
+    assert np.allclose(dense.ci_low, sparse.ci_low) and np.allclose(dense.ci_high, sparse.ci_high)
+    assert np.allclose(dense.mean, sparse.mean)

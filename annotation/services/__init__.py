@@ -11,7 +11,7 @@ from .leases import (
     assignment_skip,
 )
 from .quality import flag_resolve, judgment_exclude, low_agreement_flags
-from .results import results_refresh
+from .results import results_refresh, study_recompute
 from .screening import (
     MAX_QUIZ_ATTEMPTS,
     QUIZ_LENGTH,
@@ -50,6 +50,7 @@ __all__ = [
     "screening_pass_mark",
     "study_create",
     "study_open",
+    "study_recompute",
     "study_set_status",
     "worker_heartbeat_record",
 ]

@@ -4,8 +4,7 @@ Flags and checks never change or delete ratings. Only a staff decision excludes 
 judgment from results, and every such decision is recorded with who and why.
 """
 
-from collections import defaultdict
-
+import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
@@ -17,7 +16,6 @@ from ..models import (
     JudgmentDecision,
     ProfileStatus,
     QualityFlag,
-    Rating,
     Study,
 )
 
@@ -121,41 +119,41 @@ def pause_if_flagged(*, annotator, study: Study) -> bool:
     return bool(updated)
 
 
-def agreement_deviations(ratings) -> dict[int, tuple[float, int]]:
+def agreement_deviations(units, annotators, values) -> dict[int, tuple[float, int]]:
     """Pure: each annotator's mean absolute distance from the mean of the *other*
     annotators on the same unit, over units rated by at least two people.
 
-    `ratings`: iterable of (unit, annotator, value); a unit is one answer × metric within
-    one item. Returns {annotator: (mean distance, units compared)}.
+    Parallel arrays: `units` (any integer key of one answer x metric within one item),
+    `annotators`, `values`. Returns {annotator: (mean distance, units compared)}.
     """
-    by_unit = defaultdict(list)
-    for unit, annotator, value in ratings:
-        by_unit[unit].append((annotator, value))
-    totals = defaultdict(lambda: [0.0, 0])
-    for values in by_unit.values():
-        if len(values) < 2:
-            continue
-        total = sum(v for _a, v in values)
-        for annotator, value in values:
-            others = (total - value) / (len(values) - 1)
-            totals[annotator][0] += abs(value - others)
-            totals[annotator][1] += 1
-    return {a: (s / n, n) for a, (s, n) in totals.items()}
+    units, annotators = np.asarray(units), np.asarray(annotators)
+    values = np.asarray(values, dtype=float)
+    if len(values) == 0:
+        return {}
+    _u, unit_index = np.unique(units, return_inverse=True)
+    unit_index = unit_index.ravel()
+    totals = np.bincount(unit_index, weights=values)
+    counts = np.bincount(unit_index)
+    shared = counts[unit_index] >= 2
+    others = (totals[unit_index][shared] - values[shared]) / (counts[unit_index][shared] - 1)
+    distance = np.abs(values[shared] - others)
+    ids, annotator_index = np.unique(annotators[shared], return_inverse=True)
+    annotator_index = annotator_index.ravel()
+    sums = np.bincount(annotator_index, weights=distance)
+    n = np.bincount(annotator_index)
+    return {int(a): (float(sums[i] / n[i]), int(n[i])) for i, a in enumerate(ids.tolist())}
 
 
-def low_agreement_flags(*, study: Study) -> list[QualityFlag]:
+def low_agreement_flags(*, study: Study, data=None) -> list[QualityFlag]:
     """Flag annotators whose ratings sit far from the other annotators' on shared items.
     Idempotent: an annotator keeps at most one open low-agreement flag per study."""
-    rows = (
-        Rating.objects.filter(judgment__item__study=study, judgment__item__is_gold=False)
-        .values_list(
-            "judgment__item_id", "answer_id", "metric_id", "judgment__annotator_id", "value"
-        )
-        .iterator(chunk_size=20_000)
-    )
+    from .results import load_ratings
+
+    data = data if data is not None else load_ratings(study)
     deviations = agreement_deviations(
-        ((item, answer, metric), annotator, value)
-        for item, answer, metric, annotator, value in rows
+        data["item"] * 1_000_000_000 + data["answer"] * 1000 + data["metric"],
+        data["annotator"],
+        data["value"],
     )
     created = []
     for annotator_id, (distance, units) in deviations.items():

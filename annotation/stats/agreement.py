@@ -26,11 +26,18 @@ def counts_from_ratings(
 
 def patterns(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct pairable rows (two or more values) and how often each occurs."""
+    counts = np.asarray(counts)
     pairable = counts[counts.sum(axis=1) >= 2]
     if len(pairable) == 0:
         return np.zeros((0, counts.shape[1]), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    unique, multiplicity = np.unique(pairable, axis=0, return_counts=True)
-    return unique, multiplicity
+    # Encode each row as one integer (base: largest count + 1) so that finding the
+    # distinct rows is a 1-D unique, much faster than a row-wise one.
+    base = int(pairable.max()) + 1
+    weights = base ** np.arange(pairable.shape[1], dtype=np.int64)
+    _codes, first, multiplicity = np.unique(
+        pairable @ weights, return_index=True, return_counts=True
+    )
+    return pairable[first], multiplicity
 
 
 def _pattern_coincidences(unique: np.ndarray) -> np.ndarray:

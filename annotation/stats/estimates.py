@@ -22,12 +22,19 @@ class GroupEstimates:
 def _aggregate(group, cell, annotator, values):
     """Sum and count per (group, cell, annotator): each bootstrap draw then touches one
     row per combination rather than one per rating."""
-    key = np.stack([group, cell, annotator], axis=1)
-    unique, inverse = np.unique(key, axis=0, return_inverse=True)
+    n_cells, n_annotators = int(cell.max()) + 1, int(annotator.max()) + 1
+    key = (group * n_cells + cell) * n_annotators + annotator
+    unique, inverse = np.unique(key, return_inverse=True)
     inverse = inverse.ravel()
     sums = np.bincount(inverse, weights=values)
     counts = np.bincount(inverse).astype(float)
-    return unique[:, 0], unique[:, 1], unique[:, 2], sums, counts
+    return (
+        unique // (n_cells * n_annotators),
+        (unique // n_annotators) % n_cells,
+        unique % n_annotators,
+        sums,
+        counts,
+    )
 
 
 def cluster_bootstrap_means(
@@ -63,13 +70,12 @@ def cluster_bootstrap_means(
     annotator_weights = rng.multinomial(
         n_annotators, np.full(n_annotators, 1 / n_annotators), size=draws
     )
-    boot = np.empty((draws, n_groups))
-    for b in range(draws):
-        w = cell_weights[b, c] * annotator_weights[b, a]
-        numerator = np.bincount(g, weights=w * s, minlength=n_groups)
-        denominator = np.bincount(g, weights=w * k, minlength=n_groups)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            boot[b] = numerator / denominator
+    if n_cells * n_annotators <= DENSE_LIMIT:
+        boot = _draws_dense(
+            g, c, a, s, k, n_groups, n_cells, n_annotators, cell_weights, annotator_weights
+        )
+    else:
+        boot = _draws_sparse(g, c, a, s, k, n_groups, cell_weights, annotator_weights)
     tail = (1 - confidence) / 2 * 100
     for index in range(n_groups):
         column = boot[:, index]
@@ -77,6 +83,45 @@ def cluster_bootstrap_means(
         if len(column):
             low[index], high[index] = np.percentile(column, [tail, 100 - tail])
     return GroupEstimates(mean, low, high, n)
+
+
+# Up to this many (cell, annotator) combinations, each group's sums go into a dense
+# cells x annotators matrix and all draws are two matrix products (BLAS); beyond it, each
+# draw is a weighted bincount over the combinations.
+DENSE_LIMIT = 1_000_000
+
+
+def _draws_dense(g, c, a, s, k, n_groups, n_cells, n_annotators, cell_weights, annotator_weights):
+    """numerator_b = wc_b' S_g wa_b for every draw b at once, group by group."""
+    boot = np.full((len(cell_weights), n_groups), np.nan)
+    order = np.argsort(g, kind="stable")
+    bounds = np.searchsorted(g[order], np.arange(n_groups + 1))
+    cell_weights = cell_weights.astype(float)
+    annotator_weights = annotator_weights.astype(float)
+    for group in range(n_groups):
+        rows = order[bounds[group] : bounds[group + 1]]
+        if len(rows) == 0:
+            continue
+        sums = np.zeros((n_cells, n_annotators))
+        counts = np.zeros((n_cells, n_annotators))
+        sums[c[rows], a[rows]] = s[rows]
+        counts[c[rows], a[rows]] = k[rows]
+        numerator = ((cell_weights @ sums) * annotator_weights).sum(axis=1)
+        denominator = ((cell_weights @ counts) * annotator_weights).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot[:, group] = numerator / denominator
+    return boot
+
+
+def _draws_sparse(g, c, a, s, k, n_groups, cell_weights, annotator_weights):
+    boot = np.empty((len(cell_weights), n_groups))
+    for b in range(len(cell_weights)):
+        w = cell_weights[b, c] * annotator_weights[b, a]
+        numerator = np.bincount(g, weights=w * s, minlength=n_groups)
+        denominator = np.bincount(g, weights=w * k, minlength=n_groups)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot[b] = numerator / denominator
+    return boot
 
 
 def wilson_interval(

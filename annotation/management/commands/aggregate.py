@@ -25,8 +25,7 @@ class Command(BaseCommand):
         if json and len(studies) != 1:
             raise CommandError("--json prints one study: choose it with --study")
         for target in studies:
-            services.low_agreement_flags(study=target)
-            results = services.results_refresh(study=target)
+            results = services.study_recompute(study=target)
             if json:
                 self.stdout.write(_dumps(results.payload))
             else:
