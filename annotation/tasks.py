@@ -9,7 +9,7 @@ from . import services
 from .models import Study, StudyStatus
 
 # Submissions within this many seconds of each other share one results refresh.
-REFRESH_DEBOUNCE_SECONDS = 5
+REFRESH_DEBOUNCE_SECONDS = 2
 
 
 @shared_task

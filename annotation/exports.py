@@ -1,0 +1,218 @@
+"""The research export: every rating, unblinded, as rows a spreadsheet or pandas reads.
+
+Rows are generated lazily from a streaming query, so memory stays flat whatever the size
+of the study. Text that a spreadsheet would run as a formula is neutralised.
+"""
+
+import csv
+import json
+from collections.abc import Iterator
+
+from .models import Metric, Rating
+
+LONG_COLUMNS = [
+    "study",
+    "item",
+    "judgment",
+    "annotator",
+    "character",
+    "scenario",
+    "round",
+    "source",
+    "source_kind",
+    "position",
+    "metric",
+    "value",
+    "preference",
+    "seconds_on_task",
+    "submitted_at",
+    "human_guess",
+    "comment",
+    "simulated",
+]
+FORMULA_STARTS = ("=", "+", "-", "@")
+CHUNK = 5000
+
+
+def neutralise(value):
+    """A cell that starts like a formula is prefixed with an apostrophe (OWASP CSV
+    injection advice); numbers are left alone."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _ratings(study=None, include_excluded=False):
+    ratings = Rating.objects.all()
+    if study is not None:
+        ratings = ratings.filter(judgment__item__study=study)
+    if not include_excluded:
+        ratings = ratings.filter(judgment__excluded=False)
+    return ratings.order_by("judgment_id", "answer_id", "metric__position").values_list(
+        "judgment__item__study__slug",
+        "judgment__item_id",
+        "judgment_id",
+        "judgment__annotator__annotator_profile__pseudonym",
+        "judgment__item__character__key",
+        "judgment__item__scenario__number",
+        "judgment__item__round",
+        "answer__source__slug",
+        "answer__source__kind",
+        "answer__source_id",
+        "judgment__assignment__left_source_id",
+        "metric__slug",
+        "value",
+        "judgment__preferred_answer__source__slug",
+        "judgment__is_tie",
+        "judgment__item__kind",
+        "judgment__seconds_on_task",
+        "judgment__submitted_at",
+        "judgment__human_guess__source__slug",
+        "judgment__human_guess_asked",
+        "judgment__comment",
+        "judgment__simulated",
+        "judgment__excluded",
+    )
+
+
+def long_rows(study=None, include_excluded=False) -> Iterator[dict]:
+    """One row per rating. A diversity rating belongs to its set: source and kind come
+    from the set's answers, position is `set`."""
+    from .models import ItemAnswer
+
+    set_source = {}
+    for (
+        study_slug,
+        item,
+        judgment,
+        annotator,
+        character,
+        scenario,
+        round_,
+        source,
+        kind,
+        source_id,
+        left_source,
+        metric,
+        value,
+        preferred,
+        is_tie,
+        item_kind,
+        seconds,
+        submitted,
+        guess,
+        guess_asked,
+        comment,
+        simulated,
+        excluded,
+    ) in _ratings(study, include_excluded).iterator(chunk_size=CHUNK):
+        if item_kind == "diversity":
+            if item not in set_source:
+                set_source[item] = (
+                    ItemAnswer.objects.filter(item_id=item)
+                    .values_list("answer__source__slug", "answer__source__kind")
+                    .first()
+                )
+            source, kind = set_source[item]
+            position, preference = "set", ""
+        else:
+            position = "left" if source_id == left_source else "right"
+            preference = "tie" if is_tie else (preferred or "")
+        row = {
+            "study": study_slug,
+            "item": item,
+            "judgment": judgment,
+            "annotator": annotator,
+            "character": character,
+            "scenario": scenario if scenario is not None else "",
+            "round": round_ if round_ is not None else "",
+            "source": source,
+            "source_kind": kind,
+            "position": position,
+            "metric": metric,
+            "value": value,
+            "preference": preference,
+            "seconds_on_task": round(seconds, 3),
+            "submitted_at": submitted.isoformat().replace("+00:00", "Z"),
+            "human_guess": (guess or "unsure") if guess_asked else "",
+            "comment": comment,
+            "simulated": simulated,
+        }
+        if include_excluded:
+            row["excluded"] = excluded
+        yield row
+
+
+def wide_rows(study=None, include_excluded=False) -> Iterator[dict]:
+    """One row per judgment: the left and right answer's ratings side by side."""
+    current, row = None, None
+    for rating in long_rows(study, include_excluded):
+        if rating["judgment"] != current:
+            if row is not None:
+                yield row
+            current = rating["judgment"]
+            row = {
+                k: rating[k]
+                for k in (
+                    "study",
+                    "item",
+                    "judgment",
+                    "annotator",
+                    "character",
+                    "scenario",
+                    "round",
+                    "preference",
+                    "seconds_on_task",
+                    "submitted_at",
+                    "human_guess",
+                    "comment",
+                )
+            }
+            if include_excluded:
+                row["excluded"] = rating["excluded"]
+        row[f"{rating['position']}_source"] = rating["source"]
+        row[f"{rating['position']}_{rating['metric']}"] = rating["value"]
+    if row is not None:
+        yield row
+
+
+def wide_columns(include_excluded=False) -> list[str]:
+    metrics = list(Metric.objects.order_by("position").values_list("slug", "for_diversity"))
+    columns = [
+        "study",
+        "item",
+        "judgment",
+        "annotator",
+        "character",
+        "scenario",
+        "round",
+        "left_source",
+        "right_source",
+        "set_source",
+    ]
+    columns += [f"left_{m}" for m, diversity in metrics if not diversity]
+    columns += [f"right_{m}" for m, diversity in metrics if not diversity]
+    columns += [f"set_{m}" for m, diversity in metrics if diversity]
+    columns += ["preference", "seconds_on_task", "submitted_at", "human_guess", "comment"]
+    return columns + (["excluded"] if include_excluded else [])
+
+
+def write_csv(stream, rows, columns) -> int:
+    writer = csv.DictWriter(stream, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    n = 0
+    for row in rows:
+        writer.writerow({k: neutralise(v) for k, v in row.items()})
+        n += 1
+    return n
+
+
+def write_jsonl(stream, rows) -> int:
+    n = 0
+    for row in rows:
+        stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+        n += 1
+    return n
+
+
+__all__ = ["LONG_COLUMNS", "long_rows", "wide_columns", "wide_rows", "write_csv", "write_jsonl"]
