@@ -1,0 +1,12 @@
+from rest_framework.permissions import BasePermission
+
+from ..roles import is_researcher
+
+
+class IsResearcher(BasePermission):
+    """Researchers and staff only: everything under /api/v1/ is unblinded."""
+
+    message = "Only researchers and staff may use the API."
+
+    def has_permission(self, request, view):
+        return bool(request.user and is_researcher(request.user))

@@ -1,0 +1,147 @@
+"""The REST API: researchers and staff only, filters, token authentication, exports."""
+
+import csv
+import io
+
+import pytest
+from django.contrib.auth.models import Group
+from rest_framework.authtoken.models import Token
+
+from annotation.simulation import simulate_study
+from tests.factories import UserFactory, approved_annotator
+from tests.fixtures.studies import make_study
+
+pytestmark = pytest.mark.django_db
+
+LISTS = [
+    "/api/v1/sources/",
+    "/api/v1/characters/",
+    "/api/v1/scenarios/",
+    "/api/v1/answers/",
+    "/api/v1/studies/",
+    "/api/v1/items/",
+    "/api/v1/judgments/",
+    "/api/v1/ratings/",
+]
+
+
+@pytest.fixture
+def world(demo_dataset, luffy, settings):
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 10
+    study = make_study(overlap=1, rounds=(1,), characters=[luffy])
+    simulate_study(study=study, annotators=3, seed=2)
+    researcher = UserFactory(email="scientist@example.com")
+    researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    return {
+        "study": study,
+        "researcher": researcher,
+        "staff": UserFactory(email="boss@example.com", is_staff=True),
+        "annotator": approved_annotator("rater@example.com", [luffy]),
+    }
+
+
+def every_url(world):
+    slug = world["study"].slug
+    return LISTS + [
+        f"/api/v1/studies/{slug}/",
+        f"/api/v1/studies/{slug}/results/",
+        f"/api/v1/studies/{slug}/export/",
+        "/api/v1/sources/human/",
+        "/api/v1/scenarios/1/",
+    ]
+
+
+def test_anonymous_visitors_and_annotators_get_nothing(client, world):
+    for url in every_url(world):
+        assert client.get(url).status_code in (401, 403), url
+    client.force_login(world["annotator"])
+    for url in every_url(world):
+        response = client.get(url)
+        assert response.status_code == 403, url
+        assert b"human" not in response.content
+
+
+@pytest.mark.parametrize("who", ["researcher", "staff"])
+def test_researchers_and_staff_read_everything(client, world, who):
+    client.force_login(world[who])
+
+    for url in every_url(world):
+        assert client.get(url).status_code == 200, url
+
+
+def test_writes_are_not_allowed(client, world):
+    client.force_login(world["staff"])
+
+    assert client.post("/api/v1/sources/", {"slug": "x"}).status_code == 405
+    assert client.delete(f"/api/v1/studies/{world['study'].slug}/").status_code == 405
+
+
+def test_filters_narrow_the_ratings(client, world):
+    client.force_login(world["researcher"])
+
+    body = client.get(
+        "/api/v1/ratings/", {"source": "kumo-7b", "metric": "fluency", "round": 1}
+    ).json()
+
+    assert body["count"] > 0
+    assert {(r["source"], r["metric"]) for r in body["results"]} == {("kumo-7b", "fluency")}
+
+
+def test_a_bad_filter_is_a_clear_400(client, world):
+    client.force_login(world["researcher"])
+
+    response = client.get("/api/v1/ratings/", {"round": "two"})
+
+    assert response.status_code == 400
+    assert "round" in response.json()
+
+
+def test_scripts_authenticate_with_a_token(client, world):
+    token = Token.objects.create(user=world["researcher"])
+
+    response = client.get("/api/v1/studies/", headers={"Authorization": f"Token {token.key}"})
+
+    assert response.status_code == 200
+    assert response.json()["results"][0]["slug"] == world["study"].slug
+
+
+def test_results_come_from_the_workers_store(client, world):
+    client.force_login(world["researcher"])
+
+    body = client.get(f"/api/v1/studies/{world['study'].slug}/results/").json()
+
+    assert body["study"] == world["study"].slug
+    assert "leaderboard" in body and "computed_at" in body
+
+
+def test_the_export_streams_the_long_csv(client, world):
+    client.force_login(world["researcher"])
+
+    response = client.get(f"/api/v1/studies/{world['study'].slug}/export/", {"kind": "csv"})
+
+    assert response.status_code == 200 and response.streaming
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    from annotation.models import Rating
+
+    assert len(rows) == Rating.objects.filter(judgment__item__study=world["study"]).count()
+    assert response["Content-Disposition"].endswith('-ratings.csv"')
+
+
+def test_an_unknown_export_format_is_refused(client, world):
+    client.force_login(world["researcher"])
+
+    assert (
+        client.get(f"/api/v1/studies/{world['study'].slug}/export/", {"kind": "xlsx"}).status_code
+        == 400
+    )
+
+
+def test_the_openapi_schema_lists_the_endpoints(client):
+    schema = client.get("/api/schema/").content.decode()
+
+    for path in (
+        "/api/v1/ratings/",
+        "/api/v1/studies/{slug}/results/",
+        "/api/v1/studies/{slug}/export/",
+    ):
+        assert path in schema
