@@ -42,7 +42,8 @@ def world(demo_dataset, luffy, settings):
 
 def every_url(world):
     slug = world["study"].slug
-    return LISTS + [
+    return [
+        *LISTS,
         f"/api/v1/studies/{slug}/",
         f"/api/v1/studies/{slug}/results/",
         f"/api/v1/studies/{slug}/export/",
