@@ -13,6 +13,7 @@ from .models import (
     QualificationStatus,
     ScreeningQuestion,
     Study,
+    StudyStatus,
 )
 
 DEMO_STUDY_NAME = "Demo study"
@@ -248,4 +249,6 @@ def demo_results_prepare() -> Study | None:
         )
         services.study_open(study=study)
         simulate_study(study=study, annotators=annotators_for(study), seed=7)
+        # Closed, so that real annotators are never served its items: its results stay.
+        services.study_set_status(study=study, status=StudyStatus.CLOSED)
     return study

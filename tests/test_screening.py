@@ -203,4 +203,7 @@ def test_the_demo_annotators_can_rate_at_once(demo_dataset):
     annotator = get_user_model().objects.get(email="annotator1@example.com")
 
     assert annotator_step(annotator) == Step.READY
-    assert services.assignment_next(user=annotator) is not None
+    lease = services.assignment_next(user=annotator)
+    assert lease is not None and lease.item.study.slug == "demo-study"
+    simulated = Study.objects.get(slug="demo-results-simulated")
+    assert simulated.status == "closed" and simulated.results.judgments > 0
