@@ -99,15 +99,32 @@ def progress_of(user) -> Progress:
             "submitted_at", "item__study__break_every_items", "item__study__break_every_minutes"
         )
     )
-    from .services.leases import items_left_estimate
-
-    remaining = items_left_estimate(user)
+    remaining = _items_left(user, done)
     remaining += Assignment.objects.filter(
         annotator=user, state=AssignmentState.ACTIVE, expires_at__gt=now
     ).count()
     return Progress(
         done=done, today=len(today), remaining=remaining, break_due=_break_due(today, now)
     )
+
+
+ITEMS_LEFT_SECONDS = 120
+
+
+def _items_left(user, done: int) -> int:
+    """The estimate of what is left scans the study's items, too costly for every page;
+    it is cached for two minutes and lowered by each judgment given since."""
+    from django.core.cache import cache
+
+    from .services.leases import items_left_estimate
+
+    key = f"items-left:{user.pk}"
+    cached = cache.get(key)
+    if cached is None:
+        cached = (items_left_estimate(user), done)
+        cache.set(key, cached, ITEMS_LEFT_SECONDS)
+    estimate, done_then = cached
+    return max(0, estimate - (done - done_then))
 
 
 SESSION_GAP = timedelta(minutes=10)

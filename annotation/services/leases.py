@@ -14,7 +14,7 @@ import random
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Count, Exists, F, IntegerField, OuterRef, Q, Sum, Value, When
+from django.db.models import Case, Count, IntegerField, Q, Sum, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -99,35 +99,29 @@ def _gold_due(study: Study) -> bool:
 def available_items(user, study: Study, character_ids, now, *, gold: bool = False):
     """Items this annotator could be given now: not leased or judged by them, showing no
     answer they have seen, and (unless gold) with room below the overlap."""
-    unseen = ~Exists(
-        ItemExposure.objects.filter(
-            item=OuterRef("pk"),
-            answer_id__in=AnswerExposure.objects.filter(annotator=user, study=study).values(
-                "answer_id"
-            ),
-        )
-    )
+    # Items that show an answer this annotator has already seen. Built from the (few) seen
+    # answers outwards, so the database probes a small set instead of every item.
+    seen_answers = AnswerExposure.objects.filter(annotator=user, study=study).values("answer_id")
+    blocked = ItemExposure.objects.filter(answer_id__in=seen_answers).values("item_id")
     items = (
         Item.objects.filter(study=study, character_id__in=character_ids, is_gold=gold)
         .exclude(
             pk__in=Assignment.objects.filter(annotator=user, item__study=study).values("item_id")
         )
-        .filter(unseen)
+        .exclude(pk__in=blocked)
     )
     if not gold:
-        items = (
-            items.filter(judgment_count__lt=study.overlap)
-            .annotate(
-                leases=Count(
-                    "assignments",
-                    filter=Q(
-                        assignments__state=AssignmentState.ACTIVE,
-                        assignments__expires_at__gt=now,
-                    ),
-                )
+        # Live leases are few (one per annotator at work), so the items they fill up are
+        # found from the leases rather than by counting leases for every item.
+        leased = (
+            Assignment.objects.filter(
+                item__study=study, state=AssignmentState.ACTIVE, expires_at__gt=now
             )
-            .filter(leases__lt=study.overlap - F("judgment_count"))
+            .values_list("item_id", "item__judgment_count")
+            .annotate(n=Count("pk"))
         )
+        full = [item_id for item_id, judged, n in leased if judged + n >= study.overlap]
+        items = items.filter(judgment_count__lt=study.overlap).exclude(pk__in=full)
     return items
 
 
