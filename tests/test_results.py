@@ -69,20 +69,24 @@ def test_leaderboard_means_and_counts_equal_the_database(simulated):
         assert figures["mean"] == pytest.approx(row["mean"], abs=1e-6)
 
 
-def test_the_recovered_ranking_matches_the_simulated_truth(simulated):
-    study, _made, truth = simulated
+def test_the_recovered_ranking_matches_the_simulated_truth(demo_dataset, settings):
+    """On the whole demo set (three characters), the mean over all nine metrics orders
+    the sources as the simulated truth does. True levels are 0.6 apart; with about 50
+    judgments per compared source the standard error is near 0.1."""
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 0
+    study = make_study(overlap=2, rounds=(1,))
+    Study.objects.filter(pk=study.pk).update(gold_rate=0)
+    study.refresh_from_db()
+    _made, truth = simulate_study(study=study, annotators=6, seed=5)
     payload = aggregate_json(study)
     slugs = dict(Source.objects.values_list("pk", "slug"))
 
-    overall = {
-        slug: sum(
-            payload["leaderboard"][slug][m]["mean"]
-            for m in ("fluency", "speech_style", "emotional_value")
-        )
-        for slug in payload["leaderboard"]
-    }
+    def overall(slug):
+        rows = payload["leaderboard"][slug]
+        return sum(rows[m]["mean"] for m in rows if not m.startswith("dimension:")) / 9
 
-    assert sorted(overall, key=lambda s: -overall[s]) == [slugs[s] for s in truth.ranking()]
+    recovered = sorted(payload["leaderboard"], key=lambda s: -overall(s))
+    assert recovered == [slugs[s] for s in truth.ranking()]
 
 
 def test_paired_preferences_and_strengths_are_reported(simulated):
