@@ -242,3 +242,23 @@ def test_only_staff_can_ask_for_a_recompute(client, simulated, researcher):
     response = client.post(f"/results/{study.slug}/refresh/")
     assert response.status_code == 302
     assert StudyResults.objects.filter(study=study).exists()
+
+
+def test_per_character_means_equal_the_database(simulated, luffy):
+    study, _made, _truth = simulated
+    payload = aggregate_json(study)
+
+    expected = (
+        Rating.objects.filter(
+            judgment__item__study=study,
+            judgment__item__kind="pair",
+            judgment__item__character=luffy,
+        )
+        .values("answer__source__slug", "metric__slug")
+        .annotate(mean=Avg("value"), n=Count("pk"))
+    )
+
+    board = payload["leaderboard_by_character"][str(luffy.pk)]
+    for row in expected:
+        figures = board[row["answer__source__slug"]][row["metric__slug"]]
+        assert figures["n"] == row["n"] and figures["mean"] == pytest.approx(row["mean"], abs=1e-6)

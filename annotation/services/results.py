@@ -51,7 +51,9 @@ JOIN annotation_item i ON i.id = j.item_id
 LEFT JOIN dialogues_answer a ON a.id = r.answer_id
 LEFT JOIN (
     SELECT ia.item_id, MIN(da.source_id) AS source_id
-    FROM annotation_itemanswer ia JOIN dialogues_answer da ON da.id = ia.answer_id
+    FROM annotation_itemanswer ia
+    JOIN dialogues_answer da ON da.id = ia.answer_id
+    JOIN annotation_item di ON di.id = ia.item_id AND di.study_id = {study} AND di.kind = 'diversity'
     GROUP BY ia.item_id
 ) slot ON slot.item_id = i.id AND r.answer_id IS NULL
 WHERE i.study_id = {study} AND NOT j.excluded AND NOT i.is_gold
@@ -103,7 +105,14 @@ def load_ratings(study: Study) -> dict[str, np.ndarray]:
 
 
 def _index(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct values, 0-based index of each element)."""
+    """(distinct values, 0-based index of each element). Ids and small keys go through a
+    lookup table (linear time); large composite keys through a sort."""
+    values = np.asarray(values)
+    if len(values) and values.min() >= 0 and values.max() < 10_000_000:
+        present = np.flatnonzero(np.bincount(values))
+        lookup = np.zeros(int(values.max()) + 1, dtype=np.int64)
+        lookup[present] = np.arange(len(present))
+        return present, lookup[values]
     distinct, inverse = np.unique(values, return_inverse=True)
     return distinct, inverse.ravel()
 
@@ -146,9 +155,9 @@ def results_refresh(*, study: Study, data=None) -> StudyResults:
     payload["agreement_by_round"] = {
         str(r): _agreement(_subset(data, data["round"] == r), metric_by_id, 0) for r in (1, 2)
     }
+    by_character = dict(_slices_by(data, "character"))
     payload["agreement_by_character"] = {
-        str(c): _agreement(_subset(data, data["character"] == c), metric_by_id, 0)
-        for c in np.unique(data["character"]).tolist()
+        str(c): _agreement(part, metric_by_id, 0) for c, part in by_character.items()
     }
     payload["leaderboard"] = _leaderboard(data, metric_by_id, sources, draws)
     payload["leaderboard_by_round"] = {
@@ -156,8 +165,7 @@ def results_refresh(*, study: Study, data=None) -> StudyResults:
         for r in (1, 2)
     }
     payload["leaderboard_by_character"] = {
-        str(c): _leaderboard(_subset(data, data["character"] == c), metric_by_id, sources, 0)
-        for c in np.unique(data["character"]).tolist()
+        str(c): _leaderboard(part, metric_by_id, sources, 0) for c, part in by_character.items()
     }
     payload["diversity"] = _diversity(data, sources, draws)
     payload["paired_differences"] = _paired_differences(study, data, metric_by_id, sources, draws)
@@ -179,7 +187,21 @@ def results_refresh(*, study: Study, data=None) -> StudyResults:
 
 
 def _subset(data, mask):
+    if mask.all():
+        return data
     return {name: column[mask] for name, column in data.items()}
+
+
+def _slices_by(data, column):
+    """(value, rows with that value) for each value of `column`: one sort, then views
+    instead of a masked copy per value."""
+    order = np.argsort(data[column], kind="stable")
+    ordered = {name: values[order] for name, values in data.items()}
+    keys = ordered[column]
+    distinct = np.unique(keys)
+    bounds = [*np.searchsorted(keys, distinct).tolist(), len(keys)]
+    for i, value in enumerate(distinct.tolist()):
+        yield value, {name: values[bounds[i] : bounds[i + 1]] for name, values in ordered.items()}
 
 
 def _agreement(data, metric_by_id, draws: int) -> dict:
@@ -247,8 +269,11 @@ def _leaderboard(data, metric_by_id, sources, draws: int) -> dict:
     source_ids, source_index = _index(both(d["source"]))
     label_index = np.concatenate([metric_slot, len(metric_ids) + dim_index[keep][first]])
     values = np.concatenate([d["value"].astype(float), dim_means])
-    _cell_ids, cell_index = _index(both(_cells(d)))
-    _annotator_ids, annotator_index = _index(both(d["annotator"]))
+    if draws:
+        _cell_ids, cell_index = _index(both(_cells(d)))
+        _annotator_ids, annotator_index = _index(both(d["annotator"]))
+    else:  # means only: the clusters are not needed
+        cell_index = annotator_index = np.zeros(len(values), dtype=np.int64)
 
     n_labels = len(labels)
     estimates = cluster_bootstrap_means(

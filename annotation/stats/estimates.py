@@ -181,12 +181,15 @@ def bradley_terry_bootstrap(
     winner, loser, cluster = (np.asarray(a, dtype=np.int64) for a in (winner, loser, cluster))
     tie = np.asarray(tie, dtype=bool)
 
+    forward = winner * n_sources + loser
+    backward = loser * n_sources + winner
+    cells = n_sources * n_sources
+
     def wins_matrix(weights):
         w = np.where(tie, 0.5, 1.0) * weights
-        matrix = np.zeros((n_sources, n_sources))
-        np.add.at(matrix, (winner, loser), w)
-        np.add.at(matrix, (loser, winner), np.where(tie, w, 0.0))
-        return matrix
+        matrix = np.bincount(forward, weights=w, minlength=cells)
+        matrix += np.bincount(backward, weights=np.where(tie, w, 0.0), minlength=cells)
+        return matrix.reshape(n_sources, n_sources)
 
     estimate = bradley_terry(wins_matrix(np.ones(len(winner))))
     if len(winner) == 0 or draws == 0:
