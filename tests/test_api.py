@@ -146,3 +146,14 @@ def test_the_openapi_schema_lists_the_endpoints(client):
         "/api/v1/studies/{slug}/export/",
     ):
         assert path in schema
+
+
+def test_the_api_is_throttled(client, world, monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"user": "3/hour", "anon": "2/hour"})
+    client.force_login(world["researcher"])
+
+    statuses = [client.get("/api/v1/sources/").status_code for _ in range(4)]
+
+    assert statuses == [200, 200, 200, 429]
