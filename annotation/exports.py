@@ -197,22 +197,33 @@ def wide_columns(include_excluded=False) -> list[str]:
     return columns + (["excluded"] if include_excluded else [])
 
 
-def write_csv(stream, rows, columns) -> int:
-    writer = csv.DictWriter(stream, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    n = 0
+class _Line:
+    """A file-like object whose `write` hands back the line, so that csv.writer can
+    produce lines for a stream instead of writing to a file."""
+
+    def write(self, text):
+        return text
+
+
+KINDS = ("csv", "jsonl", "wide")
+
+
+def export_lines(study=None, kind: str = "csv", include_excluded: bool = False) -> Iterator[str]:
+    """The export as text lines (header first for the CSV kinds), for a file or an HTTP
+    stream alike."""
+    if kind == "jsonl":
+        for row in long_rows(study, include_excluded):
+            yield json.dumps(row, ensure_ascii=False) + "\n"
+        return
+    if kind == "csv":
+        rows = long_rows(study, include_excluded)
+        columns = LONG_COLUMNS + (["excluded"] if include_excluded else [])
+    elif kind == "wide":
+        rows = wide_rows(study, include_excluded)
+        columns = wide_columns(include_excluded)
+    else:
+        raise ValueError(f"unknown export kind {kind!r}; use one of {', '.join(KINDS)}")
+    writer = csv.DictWriter(_Line(), fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    yield writer.writeheader()
     for row in rows:
-        writer.writerow({k: neutralise(v) for k, v in row.items()})
-        n += 1
-    return n
-
-
-def write_jsonl(stream, rows) -> int:
-    n = 0
-    for row in rows:
-        stream.write(json.dumps(row, ensure_ascii=False) + "\n")
-        n += 1
-    return n
-
-
-__all__ = ["LONG_COLUMNS", "long_rows", "wide_columns", "wide_rows", "write_csv", "write_jsonl"]
+        yield writer.writerow({k: neutralise(v) for k, v in row.items()})

@@ -106,48 +106,15 @@ class StudyViewSet(FilteredViewSet):
         )
 
 
-class _Echo:
-    """A file-like object whose write returns the text, for streaming csv output."""
-
-    def write(self, value):
-        return value
-
-
 def export_response(study, kind: str, include_excluded: bool):
-    if kind not in ("csv", "jsonl", "wide"):
+    if kind not in exports.KINDS:
         raise ValidationError({"kind": "csv, jsonl or wide"})
-    import csv
-    import json
-
-    if kind == "jsonl":
-        lines = (
-            json.dumps(row, ensure_ascii=False) + "\n"
-            for row in exports.long_rows(study, include_excluded)
-        )
-        content_type, suffix = "application/x-ndjson; charset=utf-8", "jsonl"
-    else:
-        rows = (
-            exports.long_rows(study, include_excluded)
-            if kind == "csv"
-            else exports.wide_rows(study, include_excluded)
-        )
-        columns = (
-            (exports.LONG_COLUMNS + (["excluded"] if include_excluded else []))
-            if kind == "csv"
-            else exports.wide_columns(include_excluded)
-        )
-        writer = csv.DictWriter(
-            _Echo(), fieldnames=columns, extrasaction="ignore", lineterminator="\n"
-        )
-
-        def lines_of():
-            yield writer.writeheader()
-            for row in rows:
-                yield writer.writerow({k: exports.neutralise(v) for k, v in row.items()})
-
-        lines = lines_of()
-        content_type, suffix = "text/csv; charset=utf-8", "csv"
-    response = StreamingHttpResponse(lines, content_type=content_type)
+    content_type = "application/x-ndjson" if kind == "jsonl" else "text/csv"
+    suffix = "jsonl" if kind == "jsonl" else "csv"
+    response = StreamingHttpResponse(
+        exports.export_lines(study, kind, include_excluded),
+        content_type=f"{content_type}; charset=utf-8",
+    )
     response["Content-Disposition"] = f'attachment; filename="{study.slug}-ratings.{suffix}"'
     return response
 

@@ -9,7 +9,16 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..assignment import POSITIONS
-from ..models import HumanGuess, Item, ItemKind, Judgment, Metric, Preference, Rating
+from ..models import (
+    AssignmentState,
+    HumanGuess,
+    Item,
+    ItemKind,
+    Judgment,
+    Metric,
+    Preference,
+    Rating,
+)
 from . import quality
 from .errors import AnnotationError
 from .leases import _active_assignment_for_update
@@ -129,7 +138,7 @@ def _judgment_submit(*, user, token: str, submission: Submission, simulated: boo
         )
         for (position, slug), value in submission.ratings.items()
     )
-    assignment.state = "submitted"
+    assignment.state = AssignmentState.SUBMITTED
     assignment.save(update_fields=["state"])
     Item.objects.filter(pk=item.pk).update(judgment_count=F("judgment_count") + 1)
     return judgment

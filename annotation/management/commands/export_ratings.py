@@ -10,7 +10,7 @@ class Command(BaseCommand):
     help = "Export every rating, unblinded: long CSV (one row per rating), JSONL, or wide CSV (one row per judgment)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--format", choices=["csv", "jsonl", "wide"], default="csv")
+        parser.add_argument("--format", choices=exports.KINDS, default="csv")
         parser.add_argument("--study", help="study slug (default: all studies)")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
         parser.add_argument(
@@ -45,16 +45,9 @@ class Command(BaseCommand):
                 stream = self.stdout
                 if bom:
                     stream.write("\ufeff")
-            if format == "csv":
-                columns = exports.LONG_COLUMNS + (["excluded"] if include_excluded else [])
-                n = exports.write_csv(stream, exports.long_rows(target, include_excluded), columns)
-            elif format == "wide":
-                n = exports.write_csv(
-                    stream,
-                    exports.wide_rows(target, include_excluded),
-                    exports.wide_columns(include_excluded),
-                )
-            else:
-                n = exports.write_jsonl(stream, exports.long_rows(target, include_excluded))
+            n = -1 if format != "jsonl" else 0  # the CSV header is not a row
+            for line in exports.export_lines(target, format, include_excluded):
+                stream.write(line)
+                n += 1
         if output:
             self.stderr.write(f"{n} rows written to {output}")
