@@ -69,3 +69,14 @@ def approved_annotator(email: str, characters) -> "get_user_model()":
     profile.status = ProfileStatus.APPROVED
     profile.save()
     return user
+
+
+def lease_pair(user):
+    """The annotator's next lease on a pair item, skipping diversity sets on the way."""
+    from annotation.models import ItemKind
+
+    lease = services.assignment_next(user=user)
+    while lease.item.kind != ItemKind.PAIR:
+        services.assignment_skip(user=user, token=lease.token, reason="pairs only")
+        lease = services.assignment_next(user=user)
+    return lease

@@ -9,19 +9,11 @@ from annotation import services
 from annotation.metric_definitions import PAIR_METRIC_SLUGS
 from annotation.models import Assignment, ItemKind, Judgment
 from dialogues.models import Source
-from tests.factories import UserFactory
+from tests.factories import UserFactory, lease_pair
 
 pytestmark = pytest.mark.django_db
 
 User = get_user_model()
-
-
-def pair_lease(user):
-    assignment = services.assignment_next(user=user)
-    while assignment.item.kind != ItemKind.PAIR:
-        services.assignment_skip(user=user, token=assignment.token, reason="test")
-        assignment = services.assignment_next(user=user)
-    return assignment
 
 
 def complete_form(value="4", preference="a"):
@@ -66,7 +58,7 @@ def client_for(client, user):
     ],
 )
 def test_the_item_page_permission_matrix(client, personas, persona, expected):
-    lease = pair_lease(personas["approved"])
+    lease = lease_pair(personas["approved"])
     url = f"/annotate/{lease.token}/"
     client = client_for(client, personas[persona])
 
@@ -111,7 +103,7 @@ def test_annotate_sends_an_approved_annotator_to_an_item_of_their_character(clie
 
 
 def test_skip_of_another_annotators_item_is_not_found(client, alice, bob):
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     client.force_login(bob)
 
     response = client.post(f"/annotate/{lease.token}/skip/", {"reason": "other"})
@@ -125,7 +117,7 @@ def test_skip_of_another_annotators_item_is_not_found(client, alice, bob):
 
 
 def test_a_plain_post_records_the_judgment_and_redirects(client, alice):
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     client.force_login(alice)
 
     response = client.post(f"/annotate/{lease.token}/", complete_form())
@@ -135,7 +127,7 @@ def test_a_plain_post_records_the_judgment_and_redirects(client, alice):
 
 
 def test_an_htmx_post_swaps_in_the_next_item(client, alice):
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     client.force_login(alice)
 
     response = client.post(
@@ -152,7 +144,7 @@ def test_an_htmx_post_swaps_in_the_next_item(client, alice):
 
 
 def test_a_double_click_makes_one_judgment(client, alice):
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     client.force_login(alice)
 
     client.post(f"/annotate/{lease.token}/", complete_form(), headers={"HX-Request": "true"})
@@ -175,7 +167,7 @@ def test_a_double_click_makes_one_judgment(client, alice):
     ],
 )
 def test_validation_errors_come_back_in_place_and_keep_the_values(client, alice, change, message):
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     client.force_login(alice)
     form = {**complete_form(value="3"), **change}
 
@@ -189,7 +181,7 @@ def test_validation_errors_come_back_in_place_and_keep_the_values(client, alice,
 
 
 def test_without_htmx_a_validation_error_is_a_full_page(client, alice):
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     client.force_login(alice)
 
     response = client.post(f"/annotate/{lease.token}/", {**complete_form(), "a-fluency": "9"})
@@ -203,7 +195,7 @@ def test_a_stale_lease_says_so_and_saves_nothing(client, alice):
 
     from django.utils import timezone
 
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     Assignment.objects.filter(pk=lease.pk).update(expires_at=timezone.now() - timedelta(seconds=5))
     client.force_login(alice)
 
@@ -215,7 +207,7 @@ def test_a_stale_lease_says_so_and_saves_nothing(client, alice):
 
 
 def test_a_skip_needs_a_reason_and_moves_on(client, alice):
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     client.force_login(alice)
 
     refused = client.post(
@@ -234,7 +226,7 @@ def test_a_skip_needs_a_reason_and_moves_on(client, alice):
 def test_progress_counts_done_and_today(client, alice):
     client.force_login(alice)
     for _ in range(2):
-        lease = pair_lease(alice)
+        lease = lease_pair(alice)
         client.post(f"/annotate/{lease.token}/", complete_form())
 
     html = client.get("/annotate/", follow=True).content.decode()
@@ -248,7 +240,7 @@ def test_a_break_is_suggested_after_the_configured_number_of_items(client, alice
     study.save()
     client.force_login(alice)
     for _ in range(2):
-        lease = pair_lease(alice)
+        lease = lease_pair(alice)
         client.post(f"/annotate/{lease.token}/", complete_form())
 
     html = client.get("/annotate/", follow=True).content.decode()
@@ -257,10 +249,10 @@ def test_a_break_is_suggested_after_the_configured_number_of_items(client, alice
 
 
 def test_round_two_shows_each_answers_own_round_one_context(client, alice):
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     while lease.item.round != 2:
         services.assignment_skip(user=alice, token=lease.token, reason="want round 2")
-        lease = pair_lease(alice)
+        lease = lease_pair(alice)
     client.force_login(alice)
 
     html = client.get(f"/annotate/{lease.token}/").content.decode()
@@ -275,7 +267,7 @@ def test_round_two_shows_each_answers_own_round_one_context(client, alice):
 
 def test_the_rating_page_is_chinese_by_default(client, alice, settings):
     settings.LANGUAGE_CODE = "zh-hans"
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     client.force_login(alice)
 
     html = client.get(
@@ -288,7 +280,7 @@ def test_the_rating_page_is_chinese_by_default(client, alice, settings):
 
 def test_english_can_be_chosen(client, alice, settings):
     settings.LANGUAGE_CODE = "zh-hans"
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     client.force_login(alice)
 
     client.post("/i18n/setlang/", {"language": "en", "next": "/"})

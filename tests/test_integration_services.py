@@ -120,13 +120,13 @@ def test_a_real_worker_updates_the_leaderboard_after_a_submission(
 ):
     from annotation import services
     from annotation.models import StudyResults
-    from tests.factories import approved_annotator
+    from tests.factories import approved_annotator, lease_pair
     from tests.fixtures.studies import make_study
-    from tests.test_rating_service import next_pair, pair_submission
+    from tests.test_rating_service import pair_submission
 
     study = make_study(characters=[luffy])
     annotator = approved_annotator("live@example.com", [luffy])
-    lease = next_pair(annotator)
+    lease = lease_pair(annotator)
 
     services.judgment_submit(user=annotator, token=lease.token, submission=pair_submission())
 

@@ -15,18 +15,10 @@ from annotation.models import (
     Study,
 )
 from annotation.services.quality import agreement_deviations, gold_failures, is_straight_lined
-from tests.factories import UserFactory, approved_annotator
+from tests.factories import UserFactory, approved_annotator, lease_pair
 from tests.fixtures.studies import make_study
 
 pytestmark = pytest.mark.django_db
-
-
-def pair_lease(user):
-    lease = services.assignment_next(user=user)
-    while lease.item.kind != ItemKind.PAIR:
-        services.assignment_skip(user=user, token=lease.token, reason="pairs")
-        lease = services.assignment_next(user=user)
-    return lease
 
 
 def ratings(a_values, b_values):
@@ -85,7 +77,7 @@ def test_agreement_deviation_is_the_distance_from_the_other_annotators_mean():
 
 
 def test_a_fast_judgment_is_flagged_but_kept(strict_study, alice):
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
 
     judgment = submit(alice, lease)
 
@@ -97,7 +89,7 @@ def test_a_fast_judgment_is_flagged_but_kept(strict_study, alice):
 def test_a_slow_enough_judgment_is_not_flagged(strict_study, alice):
     from datetime import timedelta
 
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
     Assignment.objects.filter(pk=lease.pk).update(served_at=lease.served_at - timedelta(seconds=30))
 
     judgment = submit(alice, lease)
@@ -107,7 +99,7 @@ def test_a_slow_enough_judgment_is_not_flagged(strict_study, alice):
 
 def test_straight_lining_is_flagged(strict_study, alice):
     Study.objects.update(min_seconds_per_item=0)
-    lease = pair_lease(alice)
+    lease = lease_pair(alice)
 
     judgment = submit(alice, lease, a_values=(3,), b_values=(3,))
 
@@ -117,7 +109,7 @@ def test_straight_lining_is_flagged(strict_study, alice):
 def test_straight_lining_can_be_switched_off(strict_study, alice):
     Study.objects.update(min_seconds_per_item=0, flag_straight_lining=False)
 
-    judgment = submit(alice, pair_lease(alice), a_values=(3,), b_values=(3,))
+    judgment = submit(alice, lease_pair(alice), a_values=(3,), b_values=(3,))
 
     assert not judgment.flags.exists()
 
@@ -125,9 +117,9 @@ def test_straight_lining_can_be_switched_off(strict_study, alice):
 def test_crossing_the_flag_threshold_pauses_the_annotator_for_review(strict_study, alice):
     Study.objects.update(pause_after_flags=2)
 
-    submit(alice, pair_lease(alice))
+    submit(alice, lease_pair(alice))
     assert AnnotatorProfile.objects.get(user=alice).status == "approved"
-    submit(alice, pair_lease(alice))
+    submit(alice, lease_pair(alice))
 
     profile = AnnotatorProfile.objects.get(user=alice)
     assert profile.status == "suspended" and "2 quality flags" in profile.paused_reason
@@ -172,7 +164,7 @@ def test_low_agreement_is_flagged_once(demo_dataset, luffy):
 
 
 def test_staff_exclusion_is_recorded_with_who_and_why(strict_study, alice):
-    judgment = submit(alice, pair_lease(alice))
+    judgment = submit(alice, lease_pair(alice))
     manager = UserFactory(email="manager@example.com", is_staff=True)
 
     services.judgment_exclude(
@@ -193,7 +185,7 @@ def test_staff_exclusion_is_recorded_with_who_and_why(strict_study, alice):
 
 
 def test_an_exclusion_needs_a_reason(strict_study, alice):
-    judgment = submit(alice, pair_lease(alice))
+    judgment = submit(alice, lease_pair(alice))
 
     with pytest.raises(services.AnnotationError):
         services.judgment_exclude(judgment=judgment, decided_by=None, reason="  ")

@@ -8,7 +8,7 @@ from django.utils import timezone
 from annotation import services
 from annotation.metric_definitions import PAIR_METRIC_SLUGS
 from annotation.models import Assignment, AssignmentState, Item, ItemKind, Judgment, Rating
-from tests.factories import approved_annotator
+from tests.factories import approved_annotator, lease_pair
 from tests.fixtures.studies import make_study
 
 pytestmark = pytest.mark.django_db
@@ -24,17 +24,8 @@ def pair_submission(**overrides):
     return services.Submission(**fields)
 
 
-def next_pair(user):
-    """Lease items until a pair comes up (the demo study also has diversity sets)."""
-    assignment = services.assignment_next(user=user)
-    while assignment.item.kind != ItemKind.PAIR:
-        services.assignment_skip(user=user, token=assignment.token, reason="test")
-        assignment = services.assignment_next(user=user)
-    return assignment
-
-
 def test_a_complete_submission_records_one_judgment_with_every_rating(alice):
-    assignment = next_pair(alice)
+    assignment = lease_pair(alice)
 
     judgment = services.judgment_submit(
         user=alice, token=assignment.token, submission=pair_submission()
@@ -48,7 +39,7 @@ def test_a_complete_submission_records_one_judgment_with_every_rating(alice):
 
 
 def test_positions_are_mapped_back_to_the_answers_shown_there(alice):
-    assignment = next_pair(alice)
+    assignment = lease_pair(alice)
     slot_answer = dict(assignment.item.slots.values_list("slot", "answer_id"))
     shown_as_b = slot_answer[assignment.display_order[1]]
     ratings = full_ratings(value=2)
@@ -69,7 +60,7 @@ def test_positions_are_mapped_back_to_the_answers_shown_there(alice):
 
 
 def test_time_on_task_is_measured_on_the_server_from_serving(alice):
-    assignment = next_pair(alice)
+    assignment = lease_pair(alice)
     Assignment.objects.filter(pk=assignment.pk).update(
         served_at=timezone.now() - timedelta(seconds=90)
     )
@@ -82,7 +73,7 @@ def test_time_on_task_is_measured_on_the_server_from_serving(alice):
 
 
 def test_a_replayed_submission_makes_no_second_judgment(alice):
-    assignment = next_pair(alice)
+    assignment = lease_pair(alice)
     services.judgment_submit(user=alice, token=assignment.token, submission=pair_submission())
 
     with pytest.raises(services.AnnotationError) as refusal:
@@ -108,7 +99,7 @@ def test_a_replayed_submission_makes_no_second_judgment(alice):
     ids=["too high", "zero", "missing metric", "third answer", "diversity on a pair"],
 )
 def test_bad_ratings_are_refused_and_change_nothing(alice, ratings, code):
-    assignment = next_pair(alice)
+    assignment = lease_pair(alice)
 
     with pytest.raises(services.AnnotationError) as refusal:
         services.judgment_submit(
@@ -122,7 +113,7 @@ def test_bad_ratings_are_refused_and_change_nothing(alice, ratings, code):
 
 
 def test_a_missing_preference_is_refused(alice):
-    assignment = next_pair(alice)
+    assignment = lease_pair(alice)
 
     with pytest.raises(services.AnnotationError) as refusal:
         services.judgment_submit(
@@ -134,7 +125,7 @@ def test_a_missing_preference_is_refused(alice):
 
 
 def test_an_item_leased_to_someone_else_is_refused(alice, bob):
-    assignment = next_pair(alice)
+    assignment = lease_pair(alice)
 
     with pytest.raises(services.AnnotationError) as refusal:
         services.judgment_submit(user=bob, token=assignment.token, submission=pair_submission())
@@ -144,7 +135,7 @@ def test_an_item_leased_to_someone_else_is_refused(alice, bob):
 
 
 def test_a_stale_lease_is_refused(alice):
-    assignment = next_pair(alice)
+    assignment = lease_pair(alice)
     Assignment.objects.filter(pk=assignment.pk).update(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
@@ -159,7 +150,7 @@ def test_a_stale_lease_is_refused(alice):
 def test_the_human_guess_is_stored_as_the_answer_guessed(demo_dataset, luffy):
     make_study(ask_human_guess=True)
     dana = approved_annotator("dana@example.com", [luffy])
-    assignment = next_pair(dana)
+    assignment = lease_pair(dana)
     slot_answer = dict(assignment.item.slots.values_list("slot", "answer_id"))
 
     with pytest.raises(services.AnnotationError):
@@ -264,7 +255,7 @@ def test_the_same_lease_is_served_again_until_submitted(alice):
 def test_without_metrics_nothing_can_be_submitted(alice):
     from annotation.models import Metric
 
-    assignment = next_pair(alice)
+    assignment = lease_pair(alice)
     Metric.objects.all().delete()
 
     with pytest.raises(services.AnnotationError) as refusal:

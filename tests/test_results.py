@@ -161,9 +161,10 @@ def test_simulated_judgments_are_marked(simulated):
 
 
 def test_a_submission_queues_a_results_refresh(alice, study, django_capture_on_commit_callbacks):
-    from tests.test_rating_service import next_pair, pair_submission
+    from tests.factories import lease_pair
+    from tests.test_rating_service import pair_submission
 
-    lease = next_pair(alice)
+    lease = lease_pair(alice)
     with django_capture_on_commit_callbacks(execute=True):
         services.judgment_submit(user=alice, token=lease.token, submission=pair_submission())
 
