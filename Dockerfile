@@ -15,7 +15,7 @@ RUN DJANGO_SECRET_KEY=build-only DJANGO_ALLOWED_HOSTS=localhost \
     DATABASE_URL=sqlite:////tmp/build.sqlite3 REDIS_URL=redis://localhost:6379/0 \
     python manage.py collectstatic --noinput
 
-RUN useradd --system --home /app chatanime && chown -R chatanime /app
+RUN useradd --system --home /app chatanime && mkdir -p /app/media && chown -R chatanime /app
 USER chatanime
 EXPOSE 8000
-CMD ["gunicorn", "chatanime_site.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "chatanime_site.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4"]

@@ -6,7 +6,7 @@ DATA ?= dialogues/demo_data
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint format lock worker bench clean messages
+.PHONY: run test test-fast lint format lock worker bench bench-load clean messages
 
 $(VENV)/.installed: requirements/base.lock requirements/dev.lock
 	@python=$$(scripts/find-python) || exit 1; \
@@ -40,8 +40,17 @@ format: $(VENV)/.installed
 worker: $(VENV)/.installed
 	$(VENV)/bin/celery -A chatanime_site worker --beat --loglevel INFO
 
-bench: $(VENV)/.installed
-	$(PY) bench/import_speed.py
+$(VENV)/.bench-installed: $(VENV)/.installed requirements/bench.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/bench.lock
+	@touch $@
+
+# Every benchmark, one after the other, and one table of their figures (about 30 min).
+bench: $(VENV)/.bench-installed
+	$(PY) bench/suite.py
+
+# The load test alone: 10, 50 and 200 concurrent annotators on gunicorn.
+bench-load: $(VENV)/.bench-installed
+	$(PY) bench/load.py
 
 # Re-resolve the lock files from the pins in pyproject.toml.
 lock:
@@ -50,6 +59,9 @@ lock:
 	$$tmp/bin/pip freeze --exclude chatanime > requirements/base.lock && \
 	$$tmp/bin/pip install --quiet --group dev && \
 	{ echo "-r base.lock"; $$tmp/bin/pip freeze --exclude chatanime | grep -vxFf requirements/base.lock; } > requirements/dev.lock; \
+	$$tmp/bin/pip freeze --exclude chatanime > $$tmp/dev.txt && $$tmp/bin/pip install --quiet --group bench && \
+	{ echo "# Load-test tools for bench/load.py (make bench-load); not needed to run or test the site."; \
+	  echo "-r dev.lock"; $$tmp/bin/pip freeze --exclude chatanime | grep -vxFf $$tmp/dev.txt; } > requirements/bench.lock; \
 	rm -rf $$tmp
 
 clean:

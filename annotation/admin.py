@@ -7,6 +7,7 @@ from . import selectors, services
 from .models import (
     AnnotatorProfile,
     Assignment,
+    AuditEvent,
     GoldExpectation,
     Item,
     Judgment,
@@ -17,6 +18,7 @@ from .models import (
     Rating,
     ScreeningQuestion,
     Study,
+    StudyMembership,
     WorkerHeartbeat,
 )
 
@@ -39,14 +41,23 @@ class QualificationInline(admin.TabularInline):
         "roleplay_sample",
         "review_note",
     ]
-    readonly_fields = ["quiz_score", "quiz_attempts", "roleplay_sample"]
+    # Decisions go through the review (audited, emailed): the staff screening page or
+    # the Qualification actions.
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(AnnotatorProfile)
 class AnnotatorProfileAdmin(admin.ModelAdmin):
+    """Suspending and reinstating happen on the staff annotator pages, with a reason
+    and an audit record; here the standing is read-only."""
+
     list_display = ["user", "status", "consented_at", "pseudonym"]
     list_filter = ["status"]
     search_fields = ["user__email", "pseudonym"]
+    readonly_fields = ["status", "paused_reason", "consented_at", "pseudonym", "simulated"]
     inlines = [QualificationInline]
 
 
@@ -58,20 +69,25 @@ class QualificationAdmin(admin.ModelAdmin):
     list_filter = ["status", "character"]
     search_fields = ["profile__user__email"]
     readonly_fields = [
+        "status",
         "quiz_score",
         "quiz_attempts",
         "roleplay_sample",
         "reviewed_by",
         "reviewed_at",
+        "review_note",
     ]
     actions = ["approve", "reject"]
 
     def _review(self, request, queryset, approve):
-        for qualification in queryset.select_related("profile"):
-            services.qualification_review(
-                qualification=qualification, reviewer=request.user, approve=approve
+        try:
+            reviewed = services.qualifications_review(
+                qualifications=list(queryset), reviewer=request.user, approve=approve
             )
-        self.message_user(request, _("%(n)d reviewed.") % {"n": queryset.count()}, messages.SUCCESS)
+        except services.AnnotationError as refusal:
+            self.message_user(request, refusal.message, messages.ERROR)
+            return
+        self.message_user(request, _("%(n)d reviewed.") % {"n": len(reviewed)}, messages.SUCCESS)
 
     @admin.action(description=_("Approve for these characters"))
     def approve(self, request, queryset):
@@ -104,6 +120,33 @@ class StudyAdmin(admin.ModelAdmin):
     readonly_fields = ["capacity"]
     actions = ["open_study"]
 
+    def get_readonly_fields(self, request, obj=None):
+        # Opening generates items, so the status changes through the action or the
+        # dashboard, never by editing the field.
+        return [*self.readonly_fields, "status"] if obj is not None else self.readonly_fields
+
+    def save_model(self, request, obj, form, change):
+        fields = [f for f in form.changed_data if f in form.base_fields]
+        before = {}
+        if change:
+            stored = Study.objects.get(pk=obj.pk)
+            before = {f: _plain(getattr(stored, f, None)) for f in fields}
+        super().save_model(request, obj, form, change)
+        # Many-to-many fields are saved later, in save_related; the audit waits for them.
+        request._study_audit = (before, fields)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        before, fields = getattr(request, "_study_audit", ({}, []))
+        study = form.instance
+        if change:
+            after = {f: _plain(getattr(study, f, None)) for f in fields}
+            services.study_change_record(
+                study=study, actor=request.user, before=before, after=after
+            )
+        else:
+            services.study_created_record(study=study, actor=request.user)
+
     @admin.display(description=_("approved annotators per character (needed / approved)"))
     def capacity(self, study):
         if study.pk is None:
@@ -116,7 +159,7 @@ class StudyAdmin(admin.ModelAdmin):
     @admin.action(description=_("Open (generates items on first opening)"))
     def open_study(self, request, queryset):
         for study in queryset:
-            count = services.study_open(study=study)
+            count = services.study_open(study=study, actor=request.user)
             self.message_user(
                 request, _("%(study)s is open with %(n)d items.") % {"study": study, "n": count}
             )
@@ -147,6 +190,17 @@ class ItemAdmin(admin.ModelAdmin):
     fields = ["study", "kind", "character", "scenario", "round", "judgment_count", "is_gold"]
     readonly_fields = ["study", "kind", "character", "scenario", "round", "judgment_count"]
     inlines = [GoldExpectationInline]
+
+    def save_model(self, request, obj, form, change):
+        before = Item.objects.filter(pk=obj.pk).values_list("is_gold", flat=True).first()
+        super().save_model(request, obj, form, change)
+        if change and before != obj.is_gold:
+            services.item_gold_record(item=obj, actor=request.user, before=before)
+
+    def save_related(self, request, form, formsets, change):
+        before = services.gold_expectations_of(form.instance)
+        super().save_related(request, form, formsets, change)
+        services.gold_expectations_record(item=form.instance, actor=request.user, before=before)
 
 
 @admin.register(Assignment)
@@ -197,8 +251,15 @@ class JudgmentAdmin(admin.ModelAdmin):
         "human_guess",
         "human_guess_asked",
         "comment",
+        # Exclusion changes only through the actions below, which record who and why.
+        "excluded",
+        "simulated",
     ]
     inlines = [RatingInline, JudgmentDecisionInline]
+
+    def has_delete_permission(self, request, obj=None):
+        # A submitted judgment is evidence: it is excluded (with a reason), never deleted.
+        return False
 
     def _decide(self, request, queryset, excluded: bool, title):
         """Ask for the reason on an intermediate page, then record one decision each."""
@@ -254,6 +315,53 @@ class QualityFlagAdmin(admin.ModelAdmin):
     def resolve(self, request, queryset):
         for flag in queryset.filter(resolved_at__isnull=True):
             services.flag_resolve(flag=flag, resolved_by=request.user)
+
+
+@admin.register(StudyMembership)
+class StudyMembershipAdmin(admin.ModelAdmin):
+    """Read-only here: assignment changes are made (and audited) on the staff pages."""
+
+    list_display = ["study", "annotator", "cap", "added_at"]
+    list_filter = ["study"]
+    list_select_related = ["study", "annotator"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """The audit trail, read-only: it is evidence and is never edited or deleted."""
+
+    list_display = ["at", "actor_label", "action", "target_type", "target_label", "study", "note"]
+    list_filter = ["action", "study"]
+    search_fields = ["actor_label", "target_label", "note"]
+    list_select_related = ["study"]
+    date_hierarchy = "at"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+def _plain(value):
+    """A field's value as JSON-friendly data: related sets become sorted primary keys."""
+    if hasattr(value, "all") and hasattr(value, "model"):
+        return sorted(value.all().values_list("pk", flat=True))
+    if hasattr(value, "pk"):
+        return value.pk
+    return value
 
 
 admin.site.register(WorkerHeartbeat, list_display=["hostname", "seen_at"])

@@ -1,6 +1,10 @@
-from .roles import is_researcher
+from .roles import is_admin, is_researcher, is_study_manager
 
 
 def roles(request):
-    """Whether to show the researcher's links; evaluated only when a template asks."""
-    return {"researcher_nav": lambda: is_researcher(request.user)}
+    """Which links the navigation shows; each is evaluated only when a template asks."""
+    return {
+        "researcher_nav": lambda: is_researcher(request.user),
+        "staff_nav": lambda: is_study_manager(request.user),
+        "admin_nav": lambda: is_admin(request.user),
+    }

@@ -1,14 +1,57 @@
 """The people who use the platform, as Django groups and flags.
 
-- admin / study manager: `is_staff` (admin pages, studies, screening);
-- researcher: member of the `researchers` group (results, exports, API);
+- admin: `is_staff` or superuser (Django admin, the audit trail, everything below);
+- study manager: member of the `study managers` group, or an admin (screening, annotators,
+  assignment, study dashboards);
+- researcher: member of the `researchers` group, or a study manager (results, exports, API);
 - annotator: any other signed-in account, once screened and approved.
 """
 
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+
 RESEARCHERS_GROUP = "researchers"
+STUDY_MANAGERS_GROUP = "study managers"
+
+
+def _in_group(user, name: str) -> bool:
+    return user.groups.filter(name=name).exists()
+
+
+def is_admin(user) -> bool:
+    return bool(user.is_authenticated and (user.is_staff or user.is_superuser))
+
+
+def is_study_manager(user) -> bool:
+    if not user.is_authenticated:
+        return False
+    return is_admin(user) or _in_group(user, STUDY_MANAGERS_GROUP)
 
 
 def is_researcher(user) -> bool:
     if not user.is_authenticated:
         return False
-    return user.is_staff or user.groups.filter(name=RESEARCHERS_GROUP).exists()
+    return is_study_manager(user) or _in_group(user, RESEARCHERS_GROUP)
+
+
+def role_required(check):
+    """A view decorator: anonymous visitors are sent to log in, signed-in people without
+    the role get 403."""
+
+    def decorator(view):
+        @login_required
+        @wraps(view)
+        def guarded(request, *args, **kwargs):
+            if not check(request.user):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return guarded
+
+    return decorator
+
+
+study_manager_required = role_required(is_study_manager)
+admin_required = role_required(is_admin)

@@ -1,5 +1,7 @@
 """Non-trivial reads of the annotation domain."""
 
+import logging
+import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -13,6 +15,7 @@ from .models import (
     AnnotatorProfile,
     Assignment,
     AssignmentState,
+    ExportJob,
     ItemKind,
     Judgment,
     Metric,
@@ -22,6 +25,35 @@ from .models import (
     StudyStatus,
     WorkerHeartbeat,
 )
+
+logger = logging.getLogger(__name__)
+
+
+# Metric definitions are read on every rating request and change only when staff edit a
+# label, so each process keeps them for a minute instead of asking the database each time.
+METRICS_CACHE_SECONDS = 60
+_metrics_cache: dict[bool, tuple[float, list[Metric]]] = {}
+
+
+def metrics_for(*, diversity: bool) -> list[Metric]:
+    """The metrics of a pair item (diversity=False) or a diversity set, in display order."""
+    cached = _metrics_cache.get(diversity)
+    if cached is not None and time.monotonic() - cached[0] < METRICS_CACHE_SECONDS:
+        return cached[1]
+    metrics = list(Metric.objects.filter(for_diversity=diversity).order_by("position"))
+    _metrics_cache[diversity] = (time.monotonic(), metrics)
+    return metrics
+
+
+def metrics_cache_clear(**_signal_arguments) -> None:
+    _metrics_cache.clear()
+
+
+def form_fields_of(assignment: Assignment) -> tuple[list[str], list[Metric]]:
+    """The positions and metrics of the rating form for this lease, without its texts."""
+    if assignment.item.kind == ItemKind.PAIR:
+        return list(POSITIONS[: len(assignment.display_order)]), metrics_for(diversity=False)
+    return ["set"], metrics_for(diversity=True)
 
 
 def last_worker_heartbeat() -> WorkerHeartbeat | None:
@@ -119,10 +151,17 @@ def _items_left(user, done: int) -> int:
     from .services.leases import items_left_estimate
 
     key = f"items-left:{user.pk}"
-    cached = cache.get(key)
+    try:
+        cached = cache.get(key)
+    except Exception:  # the cache (Redis) is down: the page is still served
+        logger.warning("the cache is unreachable; estimating items left directly", exc_info=True)
+        return items_left_estimate(user)
     if cached is None:
         cached = (items_left_estimate(user), done)
-        cache.set(key, cached, ITEMS_LEFT_SECONDS)
+        try:
+            cache.set(key, cached, ITEMS_LEFT_SECONDS)
+        except Exception:
+            logger.warning("the cache is unreachable", exc_info=True)
     estimate, done_then = cached
     return max(0, estimate - (done - done_then))
 
@@ -199,7 +238,7 @@ def shown_item(assignment: Assignment) -> ShownItem:
         character_work=item.character.work_zh,
         round=item.round,
         shared_question=item.scenario.question if item.scenario_id else "",
-        metrics=list(Metric.objects.filter(for_diversity=item.kind == ItemKind.DIVERSITY)),
+        metrics=metrics_for(diversity=item.kind == ItemKind.DIVERSITY),
         ask_human_guess=item.kind == ItemKind.PAIR and item.study.ask_human_guess,
     )
     for index, answer in enumerate(ordered):
@@ -403,3 +442,12 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         "ciLabel": localized("95% 置信区间", "95% CI"),
     }
     return view
+
+
+def export_jobs_of(user, study, limit: int = 5) -> list[ExportJob]:
+    """The user's latest export jobs for the study, newest first."""
+    return list(
+        ExportJob.objects.filter(requested_by=user, study=study).order_by("-created_at", "-pk")[
+            :limit
+        ]
+    )

@@ -6,7 +6,7 @@ import socket
 from celery import shared_task
 
 from . import services
-from .models import Study, StudyStatus
+from .models import ExportJob, Study, StudyStatus
 
 # Submissions within this many seconds of each other share one results refresh.
 REFRESH_DEBOUNCE_SECONDS = 2
@@ -19,9 +19,11 @@ def record_worker_heartbeat() -> str:
     return hostname
 
 
-@shared_task
+@shared_task(acks_late=True, reject_on_worker_lost=True)
 def study_results_refresh(study_id: int) -> None:
-    """Recompute what is derived from a study's judgments."""
+    """Recompute what is derived from a study's judgments. A worker that dies half-way
+    leaves the task unacknowledged, so another worker runs it again from the start; the
+    recompute replaces one results document, so running it twice changes nothing."""
     study = Study.objects.filter(pk=study_id).first()
     if study is None:
         return
@@ -40,3 +42,12 @@ def open_studies_refresh() -> int:
 @shared_task
 def leases_expire() -> int:
     return services.leases_expire()
+
+
+@shared_task
+def export_job_run(job_id: int) -> str | None:
+    """Write a requested export file (see services.export_job_run)."""
+    job = ExportJob.objects.filter(pk=job_id).first()
+    if job is None:
+        return None
+    return services.export_job_run(job=job).status

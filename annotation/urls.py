@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import annotate, results, screening
+from .views import annotate, exports, results, screening
 
 urlpatterns = [
     path("annotate/", annotate.annotate, name="annotate"),
@@ -13,4 +13,6 @@ urlpatterns = [
     path("results/", results.study_list, name="results"),
     path("results/<slug:slug>/", results.study_results, name="results-study"),
     path("results/<slug:slug>/refresh/", results.refresh, name="results-refresh"),
+    path("results/<slug:slug>/exports/", exports.export_jobs, name="results-exports"),
+    path("exports/<int:pk>/download/", exports.export_download, name="export-download"),
 ]

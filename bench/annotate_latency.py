@@ -19,6 +19,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from bench import report  # noqa: E402
+
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "chatanime"
 SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 DATABASE = "chatanime_bench_latency"
@@ -134,6 +137,12 @@ def main():
         ("next item (GET /annotate/ + redirect)", next_ms, next_queries),
         ("submit + next item (htmx POST)", submit_ms, submit_queries),
     ):
+        report(
+            name,
+            "in-process, PostgreSQL",
+            f"{statistics.median(samples):.0f} ms median, {percentile(samples, 0.95):.0f} ms p95, "
+            f"{statistics.median(queries):.0f} queries",
+        )
         print(
             f"{name:<40}{statistics.median(samples):>10.1f}{percentile(samples, 0.95):>10.1f}"
             f"{statistics.median(queries):>10.0f}"

@@ -16,6 +16,9 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from bench import report  # noqa: E402
+
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "chatanime"
 
 
@@ -109,6 +112,7 @@ def main():
                 first.append(a)
                 again.append(b)
             print(f"{backend:<11} first import   {describe(first)}")
+            report("import 26,400 answers", backend, f"{statistics.median(first):.2f} s median")
             print(f"{backend:<11} re-import      {describe(again)}")
         if "postgresql" in backends:
             postgres_database(pg_base, "chatanime_bench_probe", create=False)

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import report
 from bench.import_speed import DEFAULT_DATA, REPO, manage, postgres_database
 
 TIMED = """
@@ -75,6 +76,11 @@ def main():
                 seconds.append(elapsed)
                 if backend == "postgresql":
                     postgres_database(pg_base, f"chatanime_bench_open_{i}", create=False)
+            report(
+                f"open the full study ({items} items)",
+                backend,
+                f"{statistics.median(seconds):.2f} s median",
+            )
             print(
                 f"{backend:<11} open study ({items} items)  median {statistics.median(seconds):.2f} s"
                 f"  min {min(seconds):.2f} s  max {max(seconds):.2f} s  (n={len(seconds)})"

@@ -19,6 +19,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from bench import report  # noqa: E402
+
 SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 DATABASE = "chatanime_bench_latency_results"
 REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
@@ -119,6 +122,11 @@ def main():
                 time.sleep(0.05)
             samples.append(time.perf_counter() - started)
             time.sleep(2.5)  # past the debounce window, so each run gets its own refresh
+        report(
+            "judgment saved -> leaderboard updated",
+            "real worker",
+            f"{statistics.median(samples):.2f} s median",
+        )
         print(
             f"judgment saved -> leaderboard updated: median {statistics.median(samples):.2f} s, "
             f"min {min(samples):.2f} s, max {max(samples):.2f} s (n={len(samples)})"

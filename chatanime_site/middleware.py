@@ -1,5 +1,15 @@
+import logging
+
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse
+from django.template.loader import render_to_string
 from django.utils import translation
+
+logger = logging.getLogger(__name__)
+
+# What Django raises when the database cannot be reached or dropped the connection.
+DATABASE_ERRORS = (OperationalError, InterfaceError)
 
 
 class ChosenLanguageMiddleware:
@@ -22,4 +32,40 @@ class ChosenLanguageMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Language", request.LANGUAGE_CODE)
         response.headers.setdefault("Vary", "Cookie")
+        return response
+
+
+class DatabaseUnavailableMiddleware:
+    """While PostgreSQL restarts or fails over, answer 503 with a page that says the
+    request was not carried out and can be sent again, instead of a 500 traceback.
+
+    Ratings are written in one transaction, so a submission that fails here left nothing
+    behind, and one that did commit is recognised when it is sent again: resubmitting is
+    always safe. The page is rendered without touching the database (no user, no session).
+    For htmx requests only the message is returned, inserted above the rating form, so the
+    annotator's choices stay on screen for the retry.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, DATABASE_ERRORS):
+            return None
+        logger.warning(
+            "database unavailable during %s %s", request.method, request.path, exc_info=True
+        )
+        htmx = request.headers.get("HX-Request") == "true"
+        template = "503_fragment.html" if htmx else "503.html"
+        response = HttpResponse(
+            render_to_string(template, {"LANGUAGE_CODE": translation.get_language()}),
+            status=503,
+        )
+        response["Retry-After"] = "10"
+        if htmx:
+            response["HX-Retarget"] = "#work"
+            response["HX-Reswap"] = "afterbegin"
         return response

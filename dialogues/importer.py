@@ -35,6 +35,12 @@ CHARACTER_KEY = re.compile(r"^《(?P<work>[^》]+)》的(?P<name>.+)$")
 HUMAN_SOURCE_SLUG = "human"
 SOURCE_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 BATCH_SIZE = 2000
+KEY_LENGTH = Character._meta.get_field("key").max_length
+NAME_LENGTH = min(
+    Character._meta.get_field("work_zh").max_length,
+    Character._meta.get_field("name_zh").max_length,
+)
+SLUG_LENGTH = Source._meta.get_field("slug").max_length
 
 
 class ImportFailed(Exception):
@@ -108,6 +114,18 @@ def normalize_question(text: str) -> str:
     return unicodedata.normalize("NFKC", text).strip()
 
 
+def unstorable(text: str) -> str | None:
+    """Why the database cannot store `text` as it is, or None. JSON can carry NUL
+    characters and unpaired surrogates; PostgreSQL text and UTF-8 cannot."""
+    if "\x00" in text:
+        return "contains a NUL character (\\u0000)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"contains an unpaired surrogate at character {error.start}"
+    return None
+
+
 def split_character_key(key: str) -> tuple[str, str] | None:
     match = CHARACTER_KEY.match(key.strip())
     if not match:
@@ -132,6 +150,8 @@ def read_source_file(name: str, raw: bytes, max_length: int) -> tuple[SourceFile
 
     if not SOURCE_SLUG.match(slug):
         problem(f"the file name {slug!r} is not a usable source slug (letters, digits, . _ -)")
+    elif len(slug) > SLUG_LENGTH:
+        problem(f"the file name is too long for a source slug (at most {SLUG_LENGTH} characters)")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -142,13 +162,26 @@ def read_source_file(name: str, raw: bytes, max_length: int) -> tuple[SourceFile
     except json.JSONDecodeError as error:
         problem(f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}")
         return source, problems
+    except RecursionError:
+        problem("invalid JSON: nested too deeply")
+        return source, problems
     if not isinstance(content, dict) or not content:
         problem("expected a non-empty JSON object mapping character keys to dialogues")
         return source, problems
 
     for character_key, dialogues in content.items():
-        if split_character_key(character_key) is None:
+        if (reason := unstorable(character_key)) is not None:
+            problem(f"the character key {reason}", character=repr(character_key))
+            continue
+        if (parts := split_character_key(character_key)) is None:
             problem("the character key must look like 《作品》的角色", character=character_key)
+            continue
+        if len(character_key.strip()) > KEY_LENGTH or max(map(len, parts)) > NAME_LENGTH:
+            problem(
+                f"the character key is too long (at most {KEY_LENGTH} characters, "
+                f"{NAME_LENGTH} for the work and for the name)",
+                character=character_key[:60] + "…",
+            )
             continue
         if not isinstance(dialogues, list) or not dialogues:
             problem("expected a non-empty list of dialogues", character=character_key)
@@ -186,6 +219,8 @@ def read_source_file(name: str, raw: bytes, max_length: int) -> tuple[SourceFile
                     )
                 elif not value.strip():
                     problem("is empty", field=text_field, **where)
+                elif (reason := unstorable(value)) is not None:
+                    problem(reason, field=text_field, **where)
                 elif len(value) > max_length:
                     problem(
                         f"is {len(value)} characters long; the limit is {max_length}",

@@ -8,6 +8,7 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 pytest_plugins = [
     "tests.fixtures.services",
+    "tests.fixtures.faults",
     "tests.fixtures.data",
     "tests.fixtures.studies",
     "tests.fixtures.browser",
@@ -22,9 +23,14 @@ def _english_by_default(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Log-in throttling counts failures in the cache; no test inherits another's."""
+    """Log-in throttling counts failures in the cache, and metric rows are recreated with
+    new ids after a transactional test: no test inherits another's."""
     from django.core.cache import cache
 
+    from annotation.selectors import metrics_cache_clear
+
     cache.clear()
+    metrics_cache_clear()
     yield
     cache.clear()
+    metrics_cache_clear()

@@ -23,6 +23,7 @@ def test_seed_demo_creates_the_demo_accounts_and_says_how_to_log_in():
     emails = set(User.objects.values_list("email", flat=True))
     assert emails == {
         "admin@example.com",
+        "manager@example.com",
         "researcher@example.com",
         "annotator1@example.com",
         "annotator2@example.com",
@@ -32,15 +33,17 @@ def test_seed_demo_creates_the_demo_accounts_and_says_how_to_log_in():
     assert "/accounts/login/" in output
     assert User.objects.get(email="admin@example.com").is_superuser
     assert not User.objects.get(email="annotator1@example.com").is_staff
-    assert EmailAddress.objects.filter(verified=True, primary=True).count() == 5
+    assert EmailAddress.objects.filter(verified=True, primary=True).count() == 6
+    manager = User.objects.get(email="manager@example.com")
+    assert not manager.is_staff and manager.groups.filter(name="study managers").exists()
 
 
 def test_seed_demo_is_idempotent():
     seed()
     seed(password="another-one")
 
-    assert User.objects.count() == 5
-    assert EmailAddress.objects.count() == 5
+    assert User.objects.count() == 6
+    assert EmailAddress.objects.count() == 6
     assert User.objects.get(email="annotator2@example.com").check_password("another-one")
 
 

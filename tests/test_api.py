@@ -157,3 +157,23 @@ def test_the_api_is_throttled(client, world, monkeypatch):
     statuses = [client.get("/api/v1/sources/").status_code for _ in range(4)]
 
     assert statuses == [200, 200, 200, 429]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/v1/ratings/?source=%00",
+        "/api/v1/items/?kind=a%00b",
+        "/api/v1/sources/%00/",
+        "/api/v1/studies/x%00/export/",
+        "/api/v1/answers/?round=%C2%B2",
+        "/api/v1/judgments/?character=%D9%A3",
+    ],
+)
+def test_values_the_database_cannot_hold_are_a_clear_400(client, world, url):
+    client.force_login(world["researcher"])
+
+    response = client.get(url)
+
+    assert response.status_code == 400
+    assert response.json()

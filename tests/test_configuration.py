@@ -54,6 +54,20 @@ def test_production_settings_pass_the_deployment_checklist():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_production_static_files_collect_with_hashed_names(tmp_path):
+    # The production storage rewrites every reference inside CSS and JS files to hashed
+    # names and fails on a reference to a file that is not there (a vendored library's
+    # source map, say), which would break the image build.
+    result = manage(
+        "collectstatic", "--noinput", env={**PRODUCTION_ENV, "DJANGO_STATIC_ROOT": str(tmp_path)}
+    )
+
+    assert result.returncode == 0, result.stderr
+    manifest = (tmp_path / "staticfiles.json").read_text()
+    assert "vendor/htmx-2.0.11/htmx.min.js" in manifest
+    assert "vendor/chartjs-4.6.1/chart.umd.min.js" in manifest
+
+
 def test_find_python_fails_clearly_below_3_12(tmp_path):
     fake = tmp_path / "python3"
     fake.write_text("#!/bin/sh\necho 11\n")

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from annotation import services
 from annotation.exports import LONG_COLUMNS, neutralise
-from annotation.models import Judgment, Rating
+from annotation.models import Item, Judgment, Rating
 from annotation.simulation import simulate_study
 from tests.fixtures.studies import make_study
 
@@ -121,3 +121,251 @@ def test_a_file_with_a_bom_for_excel(filled, tmp_path):
 def test_an_unknown_study_is_an_error(filled):
     with pytest.raises(CommandError, match="no study"):
         export("--study", "missing")
+
+
+HOSTILE = [
+    '=HYPERLINK("http://evil")',
+    "+1",
+    "-2",
+    "@SUM(A1)",
+    "a, b",
+    'she said "hi"',
+    "two\nlines",
+    "crlf\r\nend",
+    "",
+    "  spaced  ",
+    "\\.",
+    "tab\there",
+    "'already quoted",
+    "中文，逗号、“引号”😀",
+]
+AWKWARD_SECONDS = [2.675, 12.0, 0.0004, 1234.5675, 30.1005, 1e-9, 59.9995]
+
+
+@pytest.fixture
+def hostile(demo_dataset, luffy, settings):
+    """Both rounds, diversity sets, human guesses, ties, exclusions, and text a
+    spreadsheet or a CSV parser could trip on."""
+    from datetime import UTC, datetime
+
+    from annotation.models import AnnotatorProfile
+    from dialogues.models import Character
+
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 10
+    study = make_study(
+        overlap=1, rounds=(1, 2), include_diversity=True, ask_human_guess=True, characters=[luffy]
+    )
+    # Every item judged, so that the rows cover every kind of item whatever the random
+    # lease order: an annotator who has seen an answer in a pair can no longer take the
+    # diversity set that holds it, so fresh annotators are added until none is left.
+    annotators = 3
+    simulate_study(study=study, annotators=annotators, seed=4)
+    while Item.objects.filter(study=study, judgment_count=0).exists() and annotators < 30:
+        annotators += 3
+        simulate_study(study=study, annotators=annotators, seed=4)
+    assert not Item.objects.filter(study=study, judgment_count=0).exists()
+    judgments = list(Judgment.objects.filter(item__study=study).order_by("pk"))
+    for index, judgment in enumerate(judgments):
+        Judgment.objects.filter(pk=judgment.pk).update(
+            comment=HOSTILE[index % len(HOSTILE)],
+            seconds_on_task=AWKWARD_SECONDS[index % len(AWKWARD_SECONDS)],
+        )
+    Judgment.objects.filter(pk=judgments[0].pk).update(
+        submitted_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), is_tie=True
+    )
+    pairs = [j for j in judgments[1:] if j.item.kind == "pair"]
+    for judgment in pairs[:5]:
+        services.judgment_exclude(judgment=judgment, decided_by=None, reason="test")
+    # One annotator was unsure which answer a fan wrote, another guessed.
+    Judgment.objects.filter(pk=pairs[5].pk).update(human_guess_asked=True, human_guess=None)
+    Judgment.objects.filter(pk=pairs[6].pk).update(
+        human_guess_asked=True, human_guess=pairs[6].item.slots.first().answer
+    )
+    profile = AnnotatorProfile.objects.filter(user=judgments[0].annotator).get()
+    AnnotatorProfile.objects.filter(pk=profile.pk).update(pseudonym="-dash")
+    Character.objects.filter(pk=luffy.pk).update(key="=《海贼王》的路飞")
+    return study
+
+
+def test_the_hostile_study_covers_what_copy_must_format(hostile):
+    judgments = Judgment.objects.filter(item__study=hostile)
+
+    assert {j.item.round for j in judgments} == {1, 2, None}
+    assert judgments.filter(item__kind="diversity", excluded=False).exists()
+    assert judgments.filter(excluded=True).count() == 5
+    assert judgments.filter(is_tie=True).exists() and judgments.filter(is_tie=False).exists()
+    assert judgments.filter(human_guess_asked=True, human_guess__isnull=True).exists()
+    assert judgments.filter(human_guess__isnull=False).exists()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("include_excluded", [False, True])
+@pytest.mark.parametrize("whole_database", [False, True])
+def test_copy_writes_the_same_bytes_as_the_python_rows(
+    postgres, hostile, include_excluded, whole_database
+):
+    from annotation.exports import export_chunks
+
+    study = None if whole_database else hostile
+
+    by_copy = b"".join(export_chunks(study, "csv", include_excluded, engine="copy"))
+    by_python = b"".join(export_chunks(study, "csv", include_excluded, engine="python"))
+
+    assert by_copy == by_python
+    rows = list(csv.DictReader(io.StringIO(by_copy.decode())))
+    assert (
+        len(rows)
+        == Rating.objects.filter(
+            judgment__excluded__in=[False, True] if include_excluded else [False]
+        ).count()
+    )
+    assert {r["comment"] for r in rows} >= {'\'=HYPERLINK("http://evil")', "two\nlines", "\\."}
+    assert "'-dash" in {r["annotator"] for r in rows}
+    assert {r["seconds_on_task"] for r in rows} >= {"2.675", "12.0", "0.0", "1234.568", "30.101"}
+    assert "2026-01-02T03:04:05.000000Z" in {r["submitted_at"] for r in rows}
+    assert {r["position"] for r in rows} == {"left", "right", "set"}
+
+
+@pytest.mark.integration
+def test_the_command_and_the_api_use_copy_on_postgresql(postgres, hostile, monkeypatch, client):
+    from django.contrib.auth.models import Group
+
+    from annotation.exports import postgres as copy_module
+    from tests.factories import UserFactory
+
+    calls = []
+    real = copy_module.long_csv_chunks
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("annotation.exports.streams.long_csv_chunks", spy)
+    researcher = UserFactory(email="copy@example.com")
+    researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    client.force_login(researcher)
+
+    by_command = export("--study", hostile.slug)
+    response = client.get(f"/api/v1/studies/{hostile.slug}/export/", {"kind": "csv"})
+    by_api = b"".join(response.streaming_content).decode()
+    export("--study", hostile.slug, "--format", "wide")
+
+    assert len(calls) == 2
+    assert by_command == by_api
+
+
+def sha256_of(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_snapshot_is_three_files_and_a_manifest_that_describes_them(filled, tmp_path):
+    excluded = Judgment.objects.filter(item__study=filled).first()
+    services.judgment_exclude(judgment=excluded, decided_by=None, reason="test")
+    target = tmp_path / "frozen"
+
+    call_command(
+        "export_ratings", "--snapshot", str(target), "--study", filled.slug, stderr=io.StringIO()
+    )
+
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    assert sorted(p.name for p in target.iterdir()) == [
+        "audit.jsonl",
+        "manifest.json",
+        "ratings-long.csv",
+        "ratings-wide.csv",
+        "ratings.jsonl",
+    ]
+    for name, described in manifest["files"].items():
+        assert described["sha256"] == sha256_of(target / name), name
+        assert described["bytes"] == (target / name).stat().st_size
+    long_rows = list(csv.DictReader(io.StringIO((target / "ratings-long.csv").read_text())))
+    wide_rows = list(csv.DictReader(io.StringIO((target / "ratings-wide.csv").read_text())))
+    jsonl = (target / "ratings.jsonl").read_text(encoding="utf-8").splitlines()
+    included = Rating.objects.filter(judgment__item__study=filled, judgment__excluded=False)
+    assert manifest["files"]["ratings-long.csv"]["rows"] == len(long_rows) == included.count()
+    assert manifest["files"]["ratings.jsonl"]["rows"] == len(jsonl) == included.count()
+    judgments = Judgment.objects.filter(item__study=filled)
+    assert manifest["files"]["ratings-wide.csv"]["rows"] == len(wide_rows)
+    assert len(wide_rows) == judgments.count() - 1
+    assert manifest["judgments"] == {"included": judgments.count() - 1, "excluded": 1}
+    (settings_,) = manifest["studies"]
+    assert settings_["slug"] == filled.slug and settings_["overlap"] == 1
+    assert settings_["rounds"] == [1] and settings_["design"] == filled.design
+    assert settings_["reference_source"] == "human"
+    assert settings_["characters"] == [filled.characters.get().key]
+    assert settings_["gold_rate"] == filled.gold_rate and settings_["status"] == "open"
+    assert settings_["created_at"].endswith("Z")
+    fluency = next(m for m in manifest["metrics"] if m["slug"] == "fluency")
+    assert fluency["scale"] == {"minimum": 1, "maximum": 5}
+    assert manifest["software"]["version"] == "0.1.0"
+    assert manifest["created_at"].endswith("Z")
+    assert manifest["command"] == f"export_ratings --snapshot {target} --study {filled.slug}"
+    assert manifest["options"] == {"study": filled.slug, "include_excluded": False, "bom": False}
+    # The exclusion above is in the snapshot's audit trail, with its reason.
+    audit = [json.loads(line) for line in (target / "audit.jsonl").read_text().splitlines()]
+    assert manifest["files"]["audit.jsonl"]["rows"] == len(audit)
+    exclusions = [e for e in audit if e["target_type"] == "judgment"]
+    assert [(e["study"], e["target_id"], e["note"]) for e in exclusions] == [
+        (filled.slug, str(excluded.pk), "test")
+    ]
+
+
+def test_a_snapshot_refuses_a_directory_that_is_not_empty(filled, tmp_path):
+    target = tmp_path / "used"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+
+    with pytest.raises(CommandError, match="not an empty directory"):
+        call_command("export_ratings", "--snapshot", str(target), stderr=io.StringIO())
+
+    assert [p.name for p in target.iterdir()] == ["notes.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["used"]
+
+
+def test_a_snapshot_fills_an_existing_empty_directory(filled, tmp_path):
+    target = tmp_path / "empty"
+    target.mkdir()
+
+    call_command("export_ratings", "--snapshot", str(target), stderr=io.StringIO())
+
+    assert (target / "manifest.json").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["empty"]
+
+
+def test_a_failed_snapshot_leaves_nothing_behind(filled, tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr("annotation.exports.snapshot.metric_definitions", broken)
+
+    with pytest.raises(RuntimeError):
+        call_command("export_ratings", "--snapshot", str(tmp_path / "new"), stderr=io.StringIO())
+
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_software_version_survives_a_missing_package_and_git(monkeypatch):
+    import subprocess
+    from importlib import metadata
+
+    from annotation.exports import software_version
+
+    def not_installed(name):
+        raise metadata.PackageNotFoundError(name)
+
+    def no_git(*args, **kwargs):
+        raise FileNotFoundError("git")
+
+    monkeypatch.setattr(metadata, "version", not_installed)
+    monkeypatch.setattr(subprocess, "run", no_git)
+
+    assert software_version() == {"name": "chatanime", "version": "0.1.0", "revision": None}
+
+
+def test_snapshot_and_output_file_do_not_mix(filled, tmp_path):
+    with pytest.raises(CommandError, match="leave out -o"):
+        export("--snapshot", str(tmp_path / "s"), "-o", str(tmp_path / "x.csv"))
+
+    assert list(tmp_path.iterdir()) == []

@@ -180,6 +180,19 @@ BAD_INPUTS = {
         ),
         ["field answer_r2", "4001 characters long; the limit is 4000"],
     ),
+    "a NUL character in an answer": (
+        json.dumps({"《海贼王》的路飞": [dialogue(2, SCENARIO_2, answer_r1="好\x00")]}),
+        ["dialog_id 2", "field answer_r1", "contains a NUL character"],
+    ),
+    "an unpaired surrogate in a question": (
+        json.dumps({"《海贼王》的路飞": [dialogue(2, SCENARIO_2, question_r2="\ud83d")]}),
+        ["dialog_id 2", "field question_r2", "unpaired surrogate"],
+    ),
+    "a character key too long for the database": (
+        json.dumps({f"《{'长' * 120}》的路飞": [dialogue(2, SCENARIO_2)]}, ensure_ascii=False),
+        ["bad.json", "the character key is too long"],
+    ),
+    "JSON nested too deeply": (b"[" * 100_000, ["bad.json", "nested too deeply"]),
     "a scenario that contradicts another file": (
         json.dumps({"《海贼王》的路飞": [dialogue(1, "完全不同的场景")]}, ensure_ascii=False),
         ["bad.json", "dialog_id 1", "field question_r1", "differs from scenario 1"],

@@ -263,3 +263,36 @@ def test_per_character_means_equal_the_database(simulated, luffy):
     for row in expected:
         figures = board[row["answer__source__slug"]][row["metric__slug"]]
         assert figures["n"] == row["n"] and figures["mean"] == pytest.approx(row["mean"], abs=1e-6)
+
+
+@pytest.mark.integration
+def test_the_binary_copy_reader_gives_the_same_ratings_as_the_plain_query(
+    postgres, demo_dataset, settings
+):
+    """On PostgreSQL the ratings are read through binary COPY plus three small lookups;
+    row for row they must be what the plain one-row-per-rating query returns, for pairs of
+    both rounds and diversity sets, without excluded judgments or gold items."""
+    from annotation.services.results import COLUMNS, load_ratings, load_ratings_rows
+
+    study = make_study(overlap=2, include_diversity=True)
+    simulate_study(study=study, annotators=6, seed=7)
+    excluded = Judgment.objects.filter(item__study=study, item__kind="pair").first()
+    services.judgment_exclude(judgment=excluded, decided_by=None, reason="test")
+
+    def rows(data):
+        return sorted(zip(*(data[name].tolist() for name in COLUMNS), strict=True))
+
+    fast, plain = rows(load_ratings(study)), rows(load_ratings_rows(study))
+
+    assert fast == plain
+    judgment_column = COLUMNS.index("judgment")
+    assert excluded.pk not in {row[judgment_column] for row in fast}
+    assert {row[COLUMNS.index("is_pair")] for row in fast} == {0, 1}
+    assert {row[COLUMNS.index("round")] for row in fast} >= {1, 2}
+    assert (
+        len(fast)
+        == Rating.objects.filter(judgment__item__study=study, judgment__excluded=False).count()
+        - Rating.objects.filter(
+            judgment__item__study=study, judgment__excluded=False, judgment__item__is_gold=True
+        ).count()
+    )

@@ -23,12 +23,22 @@ class FilteredViewSet(viewsets.ReadOnlyModelViewSet):
     permission_classes = [IsResearcher]
     filters: dict[str, str] = {}
 
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # PostgreSQL text cannot hold NUL: such a value can match nothing, and would
+        # otherwise fail inside the database.
+        for name, value in [*request.query_params.items(), *kwargs.items()]:
+            if "\x00" in str(value):
+                raise ValidationError({name: "must not contain NUL characters"})
+
     def filter_queryset(self, queryset):
         for parameter, lookup in self.filters.items():
             value = self.request.query_params.get(parameter)
             if value in (None, ""):
                 continue
-            if lookup.endswith(("round", "number", "_id", "character")) and not value.isdigit():
+            if lookup.endswith(("round", "number", "_id", "character")) and not (
+                value.isascii() and value.isdigit()
+            ):
                 raise ValidationError({parameter: "must be a whole number"})
             queryset = queryset.filter(**{lookup: value})
         return queryset
@@ -112,7 +122,7 @@ def export_response(study, kind: str, include_excluded: bool):
     content_type = "application/x-ndjson" if kind == "jsonl" else "text/csv"
     suffix = "jsonl" if kind == "jsonl" else "csv"
     response = StreamingHttpResponse(
-        exports.export_lines(study, kind, include_excluded),
+        exports.export_chunks(study, kind, include_excluded),
         content_type=f"{content_type}; charset=utf-8",
     )
     response["Content-Disposition"] = f'attachment; filename="{study.slug}-ratings.{suffix}"'

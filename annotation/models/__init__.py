@@ -1,6 +1,8 @@
 """Who rates what, and what it means. Builds on `dialogues`, never the reverse."""
 
+from .audit import AuditAction, AuditEvent
 from .common import localized, new_token
+from .exports import ExportJob, ExportKind, ExportStatus
 from .metrics import Dimension, Metric
 from .operations import WorkerHeartbeat
 from .people import (
@@ -19,6 +21,7 @@ from .studies import (
     ItemKind,
     PairingDesign,
     Study,
+    StudyMembership,
     StudyStatus,
 )
 from .work import (
@@ -40,7 +43,12 @@ __all__ = [
     "AnswerExposure",
     "Assignment",
     "AssignmentState",
+    "AuditAction",
+    "AuditEvent",
     "Dimension",
+    "ExportJob",
+    "ExportKind",
+    "ExportStatus",
     "FlagKind",
     "GoldCheck",
     "GoldExpectation",
@@ -61,6 +69,7 @@ __all__ = [
     "Rating",
     "ScreeningQuestion",
     "Study",
+    "StudyMembership",
     "StudyResults",
     "StudyStatus",
     "WorkerHeartbeat",

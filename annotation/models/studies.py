@@ -1,5 +1,6 @@
 """Studies and the blinded items they consist of."""
 
+from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -81,6 +82,44 @@ class Study(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class StudyMembership(models.Model):
+    """A study manager's assignment of an annotator to a study. A study without members
+    is open to every approved annotator of its characters; once it has members, only they
+    get its items. `cap` overrides the study's per-annotator cap for this person, and
+    `characters` narrows which of their approved characters they rate here."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="memberships")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="study_memberships"
+    )
+    cap = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text=_(
+            "Most judgments this annotator may give in the study; 0 for no cap; "
+            "empty for the study's cap."
+        ),
+    )
+    characters = models.ManyToManyField(
+        Character,
+        blank=True,
+        related_name="+",
+        help_text=_(
+            "The characters this annotator rates in the study (among those they are "
+            "approved for); none chosen means all of them."
+        ),
+    )
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "annotator"], name="one_membership_per_study")
+        ]
+
+    def __str__(self):
+        return f"{self.annotator} in {self.study}"
 
 
 class ItemKind(models.TextChoices):

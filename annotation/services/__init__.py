@@ -2,7 +2,16 @@
 rules. Every write that must be all-or-nothing runs in one transaction here."""
 
 from .accounts import account_ensure, worker_heartbeat_record
+from .annotators import (
+    annotator_reinstate,
+    annotator_suspend,
+    membership_add,
+    membership_cap_set,
+    membership_remove,
+    memberships_add,
+)
 from .errors import AnnotationError
+from .exports import export_job_request, export_job_run
 from .judgments import Submission, judgment_submit
 from .leases import (
     approved_character_ids,
@@ -10,7 +19,7 @@ from .leases import (
     assignment_next,
     assignment_skip,
 )
-from .quality import flag_resolve, judgment_exclude, low_agreement_flags
+from .quality import flag_resolve, judgment_decide, judgment_exclude, low_agreement_flags
 from .results import results_refresh, study_recompute
 from .screening import (
     MAX_QUIZ_ATTEMPTS,
@@ -19,11 +28,22 @@ from .screening import (
     consent_give,
     profile_get_or_create,
     qualification_review,
+    qualifications_review,
     quiz_questions,
     quiz_submit,
     screening_pass_mark,
 )
-from .studies import study_create, study_open, study_set_status
+from .studies import (
+    gold_expectations_of,
+    gold_expectations_record,
+    item_gold_record,
+    study_caps_set,
+    study_change_record,
+    study_create,
+    study_created_record,
+    study_open,
+    study_set_status,
+)
 
 __all__ = [
     "MAX_QUIZ_ATTEMPTS",
@@ -31,24 +51,40 @@ __all__ = [
     "AnnotationError",
     "Submission",
     "account_ensure",
+    "annotator_reinstate",
+    "annotator_suspend",
     "approved_character_ids",
     "assignment_check_active",
     "assignment_next",
     "assignment_skip",
     "characters_claim",
     "consent_give",
+    "export_job_request",
+    "export_job_run",
     "flag_resolve",
+    "gold_expectations_of",
+    "gold_expectations_record",
+    "item_gold_record",
+    "judgment_decide",
     "judgment_exclude",
     "judgment_submit",
     "leases_expire",
     "low_agreement_flags",
+    "membership_add",
+    "membership_cap_set",
+    "membership_remove",
+    "memberships_add",
     "profile_get_or_create",
     "qualification_review",
+    "qualifications_review",
     "quiz_questions",
     "quiz_submit",
     "results_refresh",
     "screening_pass_mark",
+    "study_caps_set",
+    "study_change_record",
     "study_create",
+    "study_created_record",
     "study_open",
     "study_recompute",
     "study_set_status",

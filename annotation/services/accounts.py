@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import WorkerHeartbeat
-from ..roles import RESEARCHERS_GROUP
+from ..roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
 
 
 def worker_heartbeat_record(*, hostname: str) -> WorkerHeartbeat:
@@ -24,6 +24,7 @@ def account_ensure(
     staff: bool = False,
     superuser: bool = False,
     researcher: bool = False,
+    study_manager: bool = False,
 ):
     """Create or refresh a ready-to-use account whose email address is verified."""
     from allauth.account.models import EmailAddress
@@ -39,7 +40,8 @@ def account_ensure(
     EmailAddress.objects.update_or_create(
         user=user, email=email, defaults={"verified": True, "primary": True}
     )
-    if researcher:
-        group, _created = Group.objects.get_or_create(name=RESEARCHERS_GROUP)
-        user.groups.add(group)
+    for wanted, name in ((researcher, RESEARCHERS_GROUP), (study_manager, STUDY_MANAGERS_GROUP)):
+        if wanted:
+            group, _created = Group.objects.get_or_create(name=name)
+            user.groups.add(group)
     return user

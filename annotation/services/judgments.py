@@ -8,6 +8,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from .. import selectors
 from ..assignment import POSITIONS
 from ..models import (
     AssignmentState,
@@ -15,7 +16,6 @@ from ..models import (
     Item,
     ItemKind,
     Judgment,
-    Metric,
     Preference,
     Rating,
 )
@@ -87,10 +87,10 @@ def _judgment_submit(*, user, token: str, submission: Submission, simulated: boo
         POSITIONS[i]: slot_answers[slot] for i, slot in enumerate(assignment.display_order)
     }
     if item.kind == ItemKind.PAIR:
-        metrics = list(Metric.objects.filter(for_diversity=False))
+        metrics = selectors.metrics_for(diversity=False)
         expected = {(position, m.slug) for position in position_answer for m in metrics}
     else:
-        metrics = list(Metric.objects.filter(for_diversity=True))
+        metrics = selectors.metrics_for(diversity=True)
         expected = {("set", m.slug) for m in metrics}
     if not expected:
         # Without metrics the form would be empty and an empty judgment would count.
@@ -125,7 +125,8 @@ def _judgment_submit(*, user, token: str, submission: Submission, simulated: boo
         is_tie=is_tie,
         human_guess_id=guess,
         human_guess_asked=guess_asked,
-        comment=submission.comment.strip()[:2000],
+        # PostgreSQL text cannot hold NUL characters; they carry nothing in a comment.
+        comment=submission.comment.replace("\x00", "").strip()[:2000],
         simulated=simulated,
     )
     metric_ids = {m.slug: m.pk for m in metrics}

@@ -1,7 +1,8 @@
 """Which item an annotator gets next, and their lease on it.
 
-The policy, in order: only open studies, only characters the annotator is approved for,
-caps per study and per day, never an item twice, never an answer twice within a study
+The policy, in order: only open studies (only their members, once a study has members),
+only characters the annotator is approved for, caps per study (or the member's own) and
+per day, never an item twice, never an answer twice within a study
 (blinding across items), never more leases plus judgments on an item than the overlap;
 gold items mixed in at the study's rate; the least complete character first (when the
 study balances characters), then items closest to complete, then random. Sides are
@@ -14,7 +15,7 @@ import random
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Count, IntegerField, Q, Sum, Value, When
+from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -31,6 +32,7 @@ from ..models import (
     Qualification,
     QualificationStatus,
     Study,
+    StudyMembership,
     StudyStatus,
 )
 from .errors import AnnotationError
@@ -61,12 +63,29 @@ def _current_lease(user, now, only_study) -> Assignment | None:
 
 
 def _studies_with_room(user, character_ids, now, only_study=None) -> list[Study]:
-    """Open studies with the annotator's characters whose caps they have not reached."""
+    """Open studies with the annotator's characters whose caps they have not reached.
+    Each comes with `done`, `cap` (the member's own, else the study's) and
+    `character_ids` (the approved characters this annotator rates in it)."""
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    studies = Study.objects.filter(status=StudyStatus.OPEN, characters__in=character_ids)
+    # A study with members is open to its members only; their personal caps override
+    # the study's.
+    studies = Study.objects.filter(status=StudyStatus.OPEN, characters__in=character_ids).filter(
+        ~Exists(StudyMembership.objects.filter(study=OuterRef("pk")))
+        | Exists(StudyMembership.objects.filter(study=OuterRef("pk"), annotator=user))
+    )
     if only_study is not None:
         studies = studies.filter(pk=only_study.pk)
     studies = list(studies.distinct())
+    personal_caps = dict(
+        StudyMembership.objects.filter(
+            annotator=user, study__in=studies, cap__isnull=False
+        ).values_list("study_id", "cap")
+    )
+    assigned_characters: dict[int, set[int]] = {}
+    for study_id, character_id in StudyMembership.characters.through.objects.filter(
+        studymembership__annotator=user, studymembership__study__in=studies
+    ).values_list("studymembership__study_id", "character_id"):
+        assigned_characters.setdefault(study_id, set()).add(character_id)
     counts = {
         row["item__study"]: row
         for row in Judgment.objects.filter(annotator=user, item__study__in=studies)
@@ -79,8 +98,14 @@ def _studies_with_room(user, character_ids, now, only_study=None) -> list[Study]
     for study in studies:
         study.done = counts.get(study.pk, {}).get("done", 0)
         done_today = counts.get(study.pk, {}).get("done_today", 0)
-        if study.cap_per_annotator and study.done >= study.cap_per_annotator:
+        study.cap = personal_caps.get(study.pk, study.cap_per_annotator)
+        if study.cap and study.done >= study.cap:
             continue
+        study.character_ids = list(character_ids)
+        if study.pk in assigned_characters:
+            study.character_ids = [c for c in character_ids if c in assigned_characters[study.pk]]
+            if not study.character_ids:
+                continue
         if study.cap_per_annotator_per_day and done_today >= study.cap_per_annotator_per_day:
             continue
         with_room.append(study)
@@ -133,7 +158,7 @@ def items_left_estimate(user) -> int:
     character_ids = approved_character_ids(user)
     total = 0
     for study in _studies_with_room(user, character_ids, now):
-        items = available_items(user, study, character_ids, now)
+        items = available_items(user, study, study.character_ids, now)
         groups = (
             items.filter(kind=ItemKind.PAIR)
             .values("character_id", "scenario_id")
@@ -144,25 +169,38 @@ def items_left_estimate(user) -> int:
             study.design, study.compared_sources.count() + 1
         )
         left = groups * per_group + items.filter(kind=ItemKind.DIVERSITY).count()
-        if study.cap_per_annotator:
-            left = min(left, study.cap_per_annotator - study.done)
+        if study.cap:
+            left = min(left, study.cap - study.done)
         total += left
     return total
 
 
 def _candidates(user, study: Study, character_ids, now, *, gold: bool) -> list[int]:
+    """Up to CANDIDATES items to try, best first: the least complete character first (when
+    the study balances characters), then items closest to completion, then at random."""
     items = available_items(user, study, character_ids, now, gold=gold)
-    order = []
-    if study.balance_characters and not gold:
-        order.append(_character_rank(study, character_ids))
     # Finish items before starting new ones, so complete items appear early.
-    order += ["-judgment_count", "?"]
-    return list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES])
+    order = ["-judgment_count", "?"]
+    if not study.balance_characters or gold:
+        return list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES])
+    # One character at a time: sorting one character's items is cheap, sorting a whole
+    # study's (24,000 for the published data) on every request is not, and the first
+    # character nearly always has enough.
+    found: list[int] = []
+    for character_id in _characters_by_need(study, character_ids):
+        found += (
+            items.filter(character_id=character_id)
+            .order_by(*order)
+            .values_list("pk", flat=True)[: CANDIDATES - len(found)]
+        )
+        if len(found) >= CANDIDATES:
+            break
+    return found
 
 
-def _character_rank(study: Study, character_ids):
-    """An ordering expression: the character with the smallest share of its judgments
-    done comes first."""
+def _characters_by_need(study: Study, character_ids) -> list[int]:
+    """The annotator's characters, the one with the smallest share of its judgments done
+    first."""
     progress = (
         Item.objects.filter(study=study, is_gold=False, character_id__in=character_ids)
         .values("character_id")
@@ -172,14 +210,7 @@ def _character_rank(study: Study, character_ids):
         progress,
         key=lambda row: (row["done"] / (row["items"] * study.overlap), row["character_id"]),
     )
-    return Case(
-        *(
-            When(character_id=row["character_id"], then=Value(rank))
-            for rank, row in enumerate(ranked)
-        ),
-        default=Value(len(ranked)),
-        output_field=IntegerField(),
-    )
+    return [row["character_id"] for row in ranked]
 
 
 def _side_imbalance(user, study: Study) -> dict[int, int]:
@@ -194,7 +225,14 @@ def _side_imbalance(user, study: Study) -> dict[int, int]:
 
 
 def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment | None:
-    item = Item.objects.select_for_update(skip_locked=True).filter(pk=item_id).first()
+    # The character, scenario and study come along for the rating page; only the item's
+    # own row is locked.
+    item = (
+        Item.objects.select_for_update(skip_locked=True, of=("self",))
+        .select_related("character", "scenario", "study")
+        .filter(pk=item_id)
+        .first()
+    )
     if item is None:
         return None  # another annotator is leasing it right now
     if not gold:
@@ -246,7 +284,9 @@ def assignment_next(*, user, study: Study | None = None) -> Assignment | None:
     for candidate_study in _studies_with_room(user, character_ids, now, study):
         kinds = [True, False] if _gold_due(candidate_study) else [False]
         for gold in kinds:
-            for item_id in _candidates(user, candidate_study, character_ids, now, gold=gold):
+            for item_id in _candidates(
+                user, candidate_study, candidate_study.character_ids, now, gold=gold
+            ):
                 lease = _lease(user, item_id, candidate_study, now, gold=gold)
                 if lease is not None:
                     return lease

@@ -7,9 +7,11 @@ judgment from results, and every such decision is recorded with who and why.
 import numpy as np
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ..models import (
     AnnotatorProfile,
+    AuditAction,
     FlagKind,
     GoldCheck,
     Judgment,
@@ -112,10 +114,24 @@ def pause_if_flagged(*, annotator, study: Study) -> bool:
     ).count()
     if open_flags < study.pause_after_flags:
         return False
+    reason = f"paused automatically after {open_flags} quality flags in {study.slug}"
     updated = AnnotatorProfile.objects.filter(user=annotator, status=ProfileStatus.APPROVED).update(
-        status=ProfileStatus.SUSPENDED,
-        paused_reason=f"paused automatically after {open_flags} quality flags in {study.slug}",
+        status=ProfileStatus.SUSPENDED, paused_reason=reason
     )
+    if updated:
+        from . import audit
+
+        profile = AnnotatorProfile.objects.get(user=annotator)
+        audit.record(
+            actor=None,
+            action=AuditAction.ANNOTATOR_SUSPEND,
+            target=profile,
+            target_label=profile.pseudonym,
+            study=study,
+            before={"status": ProfileStatus.APPROVED},
+            after={"status": ProfileStatus.SUSPENDED, "paused_reason": reason},
+            note=reason,
+        )
     return bool(updated)
 
 
@@ -179,22 +195,63 @@ def low_agreement_flags(*, study: Study, data=None) -> list[QualityFlag]:
 def judgment_exclude(
     *, judgment: Judgment, decided_by, reason: str, excluded: bool = True
 ) -> Judgment:
-    """Staff decide whether a judgment counts in the results; the decision is recorded."""
+    """Staff decide whether a judgment counts in the results; the decision is recorded
+    (as a JudgmentDecision and in the audit trail) and results are recomputed."""
+    from . import audit
+    from .errors import AnnotationError
+
     reason = reason.strip()
     if not reason:
-        from .errors import AnnotationError
-
-        raise AnnotationError("reason", "say why the judgment is excluded or included")
+        raise AnnotationError("reason", _("Please give a reason."))
+    locked = Judgment.objects.select_for_update().select_related("item__study").get(pk=judgment.pk)
+    before = locked.excluded
     Judgment.objects.filter(pk=judgment.pk).update(excluded=excluded)
     judgment.excluded = excluded
     JudgmentDecision.objects.create(
         judgment=judgment, excluded=excluded, reason=reason, decided_by=decided_by
     )
+    audit.record(
+        actor=decided_by,
+        action=AuditAction.JUDGMENT_EXCLUDE if excluded else AuditAction.JUDGMENT_INCLUDE,
+        target=locked,
+        target_label=f"judgment {locked.pk} (item {locked.item_id})",
+        study=locked.item.study,
+        before={"excluded": before},
+        after={"excluded": excluded},
+        note=reason,
+    )
+    # Results leave the judgment out (or take it back) at the next, debounced recompute.
+    from .judgments import _results_refresh_later
+
+    _results_refresh_later(locked)
     return judgment
 
 
-def flag_resolve(*, flag: QualityFlag, resolved_by) -> QualityFlag:
+def judgment_decide(*, judgment: Judgment, decided_by, reason: str, excluded: bool) -> Judgment:
+    """A flagged judgment reviewed: excluded or kept, and its open flags resolved, in one
+    transaction."""
+    with transaction.atomic():
+        judgment_exclude(judgment=judgment, decided_by=decided_by, reason=reason, excluded=excluded)
+        for flag in judgment.flags.filter(resolved_at__isnull=True):
+            flag_resolve(flag=flag, resolved_by=decided_by, note=reason)
+    return judgment
+
+
+@transaction.atomic
+def flag_resolve(*, flag: QualityFlag, resolved_by, note: str = "") -> QualityFlag:
+    from . import audit
+
     flag.resolved_by = resolved_by
     flag.resolved_at = timezone.now()
     flag.save(update_fields=["resolved_by", "resolved_at"])
+    audit.record(
+        actor=resolved_by,
+        action=AuditAction.FLAG_RESOLVE,
+        target=flag,
+        target_label=f"{flag.kind} / judgment {flag.judgment_id or '-'}",
+        study=flag.study,
+        before={"resolved": False},
+        after={"resolved": True},
+        note=note.strip(),
+    )
     return flag

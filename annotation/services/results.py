@@ -33,6 +33,7 @@ from ..stats.agreement import (
     counts_from_ratings,
     icc_1k,
     krippendorff_alpha,
+    patterns,
     within_one,
 )
 from ..stats.estimates import bradley_terry_bootstrap, cluster_bootstrap_means, wilson_interval
@@ -83,25 +84,92 @@ def _clean(value):
 
 
 def load_ratings(study: Study) -> dict[str, np.ndarray]:
-    """Every counted rating of the study as parallel integer arrays, in one query. On
-    PostgreSQL the rows stream through COPY and are parsed by numpy, which keeps 1.3
-    million ratings to about a second."""
-    sql = RATINGS_SQL.format(study=int(study.pk))
+    """Every counted rating of the study as parallel integer arrays (COLUMNS)."""
     if connection.vendor == "postgresql":
-        # One text value for the whole table: a single round trip, parsed by numpy in C.
-        columns = ", ".join(f"c{i}" for i in range(len(COLUMNS)))
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT string_agg(concat_ws(' ', {columns}), ' ') FROM ({sql}) AS rated({columns})"
-            )
-            raw = cursor.fetchone()[0] or ""
-        flat = np.fromstring(raw, dtype=np.int64, sep=" ") if raw else np.zeros(0, dtype=np.int64)
-    else:
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
-            flat = np.array(cursor.fetchall(), dtype=np.int64).ravel()
+        return _load_ratings_binary(study)
+    return load_ratings_rows(study)
+
+
+def load_ratings_rows(study: Study) -> dict[str, np.ndarray]:
+    """The plain way: one row of COLUMNS per rating. Any database."""
+    with connection.cursor() as cursor:
+        cursor.execute(RATINGS_SQL.format(study=int(study.pk)))
+        flat = np.array(cursor.fetchall(), dtype=np.int64).ravel()
     table = flat.reshape(-1, len(COLUMNS))
     return {name: table[:, i] for i, name in enumerate(COLUMNS)}
+
+
+# On PostgreSQL, moving 1.3 million rows of eleven numbers as text is most of the cost of a
+# recompute. So only what varies per rating crosses the wire, packed by the server into one
+# binary value (16 bytes a rating, read by numpy without a Python loop: a COPY would hand
+# Python one block per row); what a rating shares with its judgment, item and answer comes
+# in three small queries and is spread by indexing.
+PACKED_RATINGS_SQL = """
+SELECT string_agg(
+    int8send(r.judgment_id) || int4send(COALESCE(r.answer_id, 0)::int4)
+    || int4send((r.metric_id * 8 + r.value)::int4),
+    ''::bytea)
+FROM annotation_rating r
+JOIN annotation_judgment j ON j.id = r.judgment_id
+JOIN annotation_item i ON i.id = j.item_id
+WHERE i.study_id = %s AND NOT j.excluded AND NOT i.is_gold
+"""
+_PACKED_RATING = np.dtype([("judgment", ">i8"), ("answer", ">i4"), ("metric_value", ">i4")])
+JUDGMENTS_SQL = """
+SELECT j.id, j.annotator_id, j.item_id
+FROM annotation_judgment j JOIN annotation_item i ON i.id = j.item_id
+WHERE i.study_id = %s AND NOT j.excluded AND NOT i.is_gold
+"""
+ITEMS_SQL = """
+SELECT i.id, i.character_id, COALESCE(i.scenario_id, 0), COALESCE(i.round, 0),
+       CASE WHEN i.kind = 'pair' THEN 1 ELSE 0 END, COALESCE(MIN(da.source_id), 0)
+FROM annotation_item i
+LEFT JOIN annotation_itemanswer ia ON ia.item_id = i.id AND i.kind = 'diversity'
+LEFT JOIN dialogues_answer da ON da.id = ia.answer_id
+WHERE i.study_id = %s AND NOT i.is_gold
+GROUP BY i.id
+"""
+
+
+def _row_of(ids: np.ndarray) -> np.ndarray:
+    """A table from id to its row in `ids` (ids are dense enough for a flat array)."""
+    table = np.zeros(int(ids.max(initial=0)) + 1, dtype=np.int64)
+    table[ids] = np.arange(len(ids))
+    return table
+
+
+def _load_ratings_binary(study: Study) -> dict[str, np.ndarray]:
+    with connection.cursor() as cursor:
+        cursor.execute(PACKED_RATINGS_SQL, [study.pk])
+        raw = bytes(cursor.fetchone()[0] or b"")
+        cursor.execute(JUDGMENTS_SQL, [study.pk])
+        judgments = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 3)
+        cursor.execute(ITEMS_SQL, [study.pk])
+        items = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 6)
+        cursor.execute("SELECT id, source_id FROM dialogues_answer")
+        answers = np.array(cursor.fetchall(), dtype=np.int64).reshape(-1, 2)
+    rows = np.frombuffer(raw, dtype=_PACKED_RATING)
+    judgment = rows["judgment"].astype(np.int64)
+    answer = rows["answer"].astype(np.int64)
+    metric_value = rows["metric_value"].astype(np.int64)
+    judgment_row = judgments[_row_of(judgments[:, 0])[judgment]]
+    item = judgment_row[:, 2]
+    item_row = items[_row_of(items[:, 0])[item]]
+    answer_source = answers[_row_of(answers[:, 0])[answer], 1]
+    return {
+        "value": metric_value % 8,
+        "metric": metric_value // 8,
+        "judgment": judgment,
+        "annotator": judgment_row[:, 1],
+        "item": item,
+        "character": item_row[:, 1],
+        "scenario": item_row[:, 2],
+        "round": item_row[:, 3],
+        "is_pair": item_row[:, 4],
+        # A diversity rating names no answer: its source is the set's.
+        "source": np.where(answer > 0, answer_source, item_row[:, 5]),
+        "answer": answer,
+    }
 
 
 def _index(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,6 +201,7 @@ def results_refresh(*, study: Study, data=None) -> StudyResults:
     sources = {s.pk: s for s in Source.objects.all()}
     judgments = Judgment.objects.filter(item__study=study, excluded=False, item__is_gold=False)
 
+    rated_sources = set(np.unique(data["source"]).tolist())
     payload = {
         "study": study.slug,
         "judgments": judgments.count(),
@@ -148,24 +217,28 @@ def results_refresh(*, study: Study, data=None) -> StudyResults:
         "sources": {
             s.slug: {"display_name": s.display_name, "kind": s.kind}
             for s in sources.values()
-            if s.pk in set(data["source"].tolist())
+            if s.pk in rated_sources
         },
     }
-    payload["agreement"] = _agreement(data, metric_by_id, draws)
+    # Every scope (the study, each round, each character) is a selection of units or
+    # rows prepared once, not another pass over the ratings.
+    tables, unit_scope = _agreement_tables(data, metric_by_id)
+    payload["agreement"] = _agreement(tables, metric_by_id, draws)
     payload["agreement_by_round"] = {
-        str(r): _agreement(_subset(data, data["round"] == r), metric_by_id, 0) for r in (1, 2)
+        str(r): _agreement(tables, metric_by_id, 0, unit_scope["round"] == r) for r in (1, 2)
     }
-    by_character = dict(_slices_by(data, "character"))
+    characters = np.unique(data["character"]).tolist()
     payload["agreement_by_character"] = {
-        str(c): _agreement(part, metric_by_id, 0) for c, part in by_character.items()
+        str(c): _agreement(tables, metric_by_id, 0, unit_scope["character"] == c)
+        for c in characters
     }
-    payload["leaderboard"] = _leaderboard(data, metric_by_id, sources, draws)
+    rows = _leaderboard_rows(data, metric_by_id)
+    payload["leaderboard"] = _leaderboard(rows, sources, draws)
     payload["leaderboard_by_round"] = {
-        str(r): _leaderboard(_subset(data, data["round"] == r), metric_by_id, sources, 0)
-        for r in (1, 2)
+        str(r): _leaderboard_means(rows, sources, rows["round"] == r) for r in (1, 2)
     }
     payload["leaderboard_by_character"] = {
-        str(c): _leaderboard(part, metric_by_id, sources, 0) for c, part in by_character.items()
+        str(c): _leaderboard_means(rows, sources, rows["character"] == c) for c in characters
     }
     payload["diversity"] = _diversity(data, sources, draws)
     payload["paired_differences"] = _paired_differences(study, data, metric_by_id, sources, draws)
@@ -192,38 +265,50 @@ def _subset(data, mask):
     return {name: column[mask] for name, column in data.items()}
 
 
-def _slices_by(data, column):
-    """(value, rows with that value) for each value of `column`: one sort, then views
-    instead of a masked copy per value."""
-    order = np.argsort(data[column], kind="stable")
-    ordered = {name: values[order] for name, values in data.items()}
-    keys = ordered[column]
-    distinct = np.unique(keys)
-    bounds = [*np.searchsorted(keys, distinct).tolist(), len(keys)]
-    for i, value in enumerate(distinct.tolist()):
-        yield value, {name: values[bounds[i] : bounds[i + 1]] for name, values in ordered.items()}
-
-
-def _agreement(data, metric_by_id, draws: int) -> dict:
-    """Per metric. The unit is one answer within one item (for diversity, the item)."""
-    out = {}
-    for metric_id, metric in metric_by_id.items():
+def _agreement_tables(data, metric_by_id) -> tuple[dict, dict]:
+    """A units x values count table per metric over the whole study, and each unit's
+    character and round. The unit is one answer within one item (for diversity, the
+    item); a unit's row is all zeros for a metric it has no ratings on."""
+    unit_ids, unit = _index(data["item"] * 1_000_000_000 + data["answer"])
+    unit_scope = {}
+    for column in ("character", "round"):
+        unit_scope[column] = np.zeros(len(unit_ids), dtype=np.int64)
+        unit_scope[column][unit] = data[column]
+    tables = {}
+    for metric_id in metric_by_id:
         mask = data["metric"] == metric_id
-        if not mask.any():
+        if mask.any():
+            tables[metric_id] = counts_from_ratings(
+                unit[mask], data["value"][mask] - 1, len(VALUES), n_units=len(unit_ids)
+            )
+    return tables, unit_scope
+
+
+def _agreement(tables, metric_by_id, draws: int, units=None) -> dict:
+    """Per metric, over all units or the selected ones (a boolean mask over units)."""
+    out = {}
+    for metric_id, table in tables.items():
+        counts = table if units is None else table[units]
+        if not counts.any():
             continue
-        unit_key = data["item"][mask] * 1_000_000_000 + data["answer"][mask]
-        _units, unit_index = _index(unit_key)
-        counts = counts_from_ratings(unit_index, data["value"][mask] - 1, len(VALUES))
-        estimate = bootstrap_alpha(counts, VALUES, "ordinal", draws=draws, seed=metric_id)
-        out[metric.slug] = {
+        # The distinct count patterns, found once for every figure below.
+        reduced = patterns(counts)
+        estimate = bootstrap_alpha(
+            counts, VALUES, "ordinal", draws=draws, seed=metric_id, reduced=reduced
+        )
+        out[metric_by_id[metric_id].slug] = {
             "alpha_ordinal": _clean(
-                estimate.alpha if draws else krippendorff_alpha(counts, VALUES, "ordinal")
+                estimate.alpha
+                if draws
+                else krippendorff_alpha(counts, VALUES, "ordinal", reduced=reduced)
             ),
-            "alpha_interval": _clean(krippendorff_alpha(counts, VALUES, "interval")),
+            "alpha_interval": _clean(
+                krippendorff_alpha(counts, VALUES, "interval", reduced=reduced)
+            ),
             "ci_low": _clean(estimate.ci_low) if draws else None,
             "ci_high": _clean(estimate.ci_high) if draws else None,
-            "icc_1k": _clean(icc_1k(counts, VALUES)),
-            "within_one": _clean(within_one(counts, VALUES)),
+            "icc_1k": _clean(icc_1k(counts, VALUES, reduced=reduced)),
+            "within_one": _clean(within_one(counts, VALUES, reduced=reduced)),
             "n_items": estimate.n_units,
         }
     return out
@@ -237,16 +322,17 @@ def _cells(data) -> np.ndarray:
     )
 
 
-def _leaderboard(data, metric_by_id, sources, draws: int) -> dict:
-    """Mean rating per source and metric, and per source and dimension (the mean of a
-    judgment's ratings of one answer on that dimension's metrics)."""
+def _leaderboard_rows(data, metric_by_id) -> dict:
+    """What a leaderboard averages: every pair rating under its metric's label, plus one
+    row per (judgment, answer, dimension) under the dimension's label holding that
+    judgment's mean over the dimension's metrics. Parallel arrays, and the labels."""
     pair = data["is_pair"] == 1
-    if not pair.any():
-        return {}
     d = _subset(data, pair)
     metric_ids = list(metric_by_id)
     dimensions = [dim for dim in Dimension.values if dim != Dimension.OVERALL]
     labels = [metric_by_id[m].slug for m in metric_ids] + [f"dimension:{dim}" for dim in dimensions]
+    if not pair.any():
+        return {"labels": labels, "value": np.zeros(0)}
     # Lookup tables indexed by metric id, so that no Python loop runs per rating.
     slot_of = np.full(max(metric_ids) + 1, -1)
     dimension_of = np.full(max(metric_ids) + 1, -1)
@@ -266,25 +352,59 @@ def _leaderboard(data, metric_by_id, sources, draws: int) -> dict:
     def both(column):
         return np.concatenate([column, column[keep][first]])
 
-    source_ids, source_index = _index(both(d["source"]))
-    label_index = np.concatenate([metric_slot, len(metric_ids) + dim_index[keep][first]])
-    values = np.concatenate([d["value"].astype(float), dim_means])
-    if draws:
-        _cell_ids, cell_index = _index(both(_cells(d)))
-        _annotator_ids, annotator_index = _index(both(d["annotator"]))
-    else:  # means only: the clusters are not needed
-        cell_index = annotator_index = np.zeros(len(values), dtype=np.int64)
+    rows = {name: both(d[name]) for name in ("source", "annotator", "character", "round")}
+    rows["cell"] = both(_cells(d))
+    rows["label"] = np.concatenate([metric_slot, len(metric_ids) + dim_index[keep][first]])
+    rows["value"] = np.concatenate([d["value"].astype(float), dim_means])
+    rows["labels"] = labels
+    return rows
 
+
+def _leaderboard(rows, sources, draws: int) -> dict:
+    """Mean rating per source and metric, and per source and dimension, with cluster
+    bootstrap intervals."""
+    if len(rows["value"]) == 0:
+        return {}
+    labels = rows["labels"]
+    source_ids, source_index = _index(rows["source"])
+    if draws:
+        _cell_ids, cell_index = _index(rows["cell"])
+        _annotator_ids, annotator_index = _index(rows["annotator"])
+    else:  # means only: the clusters are not needed
+        cell_index = annotator_index = np.zeros(len(rows["value"]), dtype=np.int64)
     n_labels = len(labels)
     estimates = cluster_bootstrap_means(
-        values,
-        source_index * n_labels + label_index,
+        rows["value"],
+        source_index * n_labels + rows["label"],
         cell_index,
         annotator_index,
         len(source_ids) * n_labels,
         draws=draws,
         seed=11,
     )
+    return _board(estimates, source_ids, labels, sources)
+
+
+def _leaderboard_means(rows, sources, selected) -> dict:
+    """Means and counts only, for the selected rows (a boolean mask)."""
+    if len(rows["value"]) == 0 or not selected.any():
+        return {}
+    labels = rows["labels"]
+    source_ids, source_index = _index(rows["source"][selected])
+    n_labels = len(labels)
+    estimates = cluster_bootstrap_means(
+        rows["value"][selected],
+        source_index * n_labels + rows["label"][selected],
+        np.zeros(int(selected.sum()), dtype=np.int64),
+        np.zeros(int(selected.sum()), dtype=np.int64),
+        len(source_ids) * n_labels,
+        draws=0,
+    )
+    return _board(estimates, source_ids, labels, sources)
+
+
+def _board(estimates, source_ids, labels, sources) -> dict:
+    n_labels = len(labels)
     board = {}
     for s_index, source_id in enumerate(source_ids.tolist()):
         rows = {}

@@ -2,14 +2,19 @@
 
 import random
 
+from django.conf import settings
+from django.core.mail import send_mail
 from django.db import transaction
-from django.utils import timezone
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from dialogues.models import Character
 
 from ..models import (
     AnnotatorProfile,
+    AuditAction,
     ProfileStatus,
     Qualification,
     QualificationStatus,
@@ -114,14 +119,76 @@ def quiz_submit(
     return qualification
 
 
-@transaction.atomic
+REVIEWABLE = (
+    QualificationStatus.PASSED,
+    QualificationStatus.FAILED,
+    QualificationStatus.APPROVED,
+    QualificationStatus.REJECTED,
+)
+
+
 def qualification_review(*, qualification: Qualification, reviewer, approve: bool, note: str = ""):
+    """Approve or reject one annotator for one character; see `qualifications_review`."""
+    return qualifications_review(
+        qualifications=[qualification], reviewer=reviewer, approve=approve, note=note
+    )[0]
+
+
+@transaction.atomic
+def qualifications_review(
+    *, qualifications: list[Qualification], reviewer, approve: bool, note: str = ""
+) -> list[Qualification]:
+    """Staff decide on applications, all or none: a claim whose quiz was never taken has
+    nothing to review and refuses the whole batch. Each decision is audited, and each
+    annotator gets one email listing their decisions once the transaction commits."""
+    if not qualifications:
+        raise AnnotationError("nothing_chosen", _("Choose at least one application."))
+    locked = {
+        q.pk: q
+        for q in Qualification.objects.select_for_update()
+        .select_related("profile__user", "character")
+        .filter(pk__in=[q.pk for q in qualifications])
+    }
+    if len(locked) != len({q.pk for q in qualifications}):
+        raise AnnotationError("unknown_application", _("Some of these applications do not exist."))
+    if any(q.status not in REVIEWABLE for q in locked.values()):
+        raise AnnotationError(
+            "not_reviewable",
+            _("An applicant has not taken the quiz for that character yet; nothing was changed."),
+        )
+    note = note.strip()
+    reviewed = []
+    for original in qualifications:
+        qualification = locked[original.pk]
+        _review_one(qualification, reviewer=reviewer, approve=approve, note=note)
+        # The caller's instance reflects the decision too, as before this took batches.
+        for field in ("status", "reviewed_by_id", "reviewed_at", "review_note"):
+            setattr(original, field, getattr(qualification, field))
+        reviewed.append(qualification)
+    by_annotator = {}
+    for qualification in reviewed:
+        by_annotator.setdefault(qualification.profile.user, []).append(qualification)
+    for user, decided in by_annotator.items():
+        transaction.on_commit(
+            lambda user=user, decided=decided: _notify_decision(user, decided), robust=True
+        )
+    return [locked[q.pk] for q in qualifications]
+
+
+def _review_one(qualification: Qualification, *, reviewer, approve: bool, note: str) -> None:
+    from . import audit
+
+    profile = qualification.profile
+    before = {
+        "status": qualification.status,
+        "profile_status": profile.status,
+        "review_note": qualification.review_note,
+    }
     qualification.status = QualificationStatus.APPROVED if approve else QualificationStatus.REJECTED
     qualification.reviewed_by = reviewer
     qualification.reviewed_at = timezone.now()
     qualification.review_note = note
     qualification.save()
-    profile = qualification.profile
     if approve and profile.status in (
         ProfileStatus.APPLIED,
         ProfileStatus.SCREENING,
@@ -131,6 +198,7 @@ def qualification_review(*, qualification: Qualification, reviewer, approve: boo
         profile.save(update_fields=["status"])
     elif (
         not approve
+        and profile.status != ProfileStatus.SUSPENDED
         and not profile.qualifications.filter(
             status__in=[
                 QualificationStatus.APPROVED,
@@ -141,4 +209,33 @@ def qualification_review(*, qualification: Qualification, reviewer, approve: boo
     ):
         profile.status = ProfileStatus.REJECTED
         profile.save(update_fields=["status"])
-    return qualification
+    audit.record(
+        actor=reviewer,
+        action=(AuditAction.QUALIFICATION_APPROVE if approve else AuditAction.QUALIFICATION_REJECT),
+        target=qualification,
+        target_label=f"{profile.pseudonym} / {qualification.character.key}",
+        before=before,
+        after={
+            "status": qualification.status,
+            "profile_status": profile.status,
+            "review_note": note,
+        },
+        note=note,
+    )
+
+
+def _notify_decision(user, decided: list[Qualification]) -> None:
+    """Tell the applicant, in the platform's default language (most annotators read
+    Chinese); the same result is on their screening page."""
+    if not user.email:
+        return
+    with translation.override(settings.LANGUAGE_CODE):
+        body = render_to_string(
+            "annotation/email/screening_decision.txt",
+            {
+                "decisions": decided,
+                "screening_url": settings.SITE_URL.rstrip("/") + reverse("screening"),
+            },
+        )
+        subject = _("Your ChatAnime application has been reviewed")
+    send_mail(str(subject), body, None, [user.email])

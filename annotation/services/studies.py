@@ -4,11 +4,22 @@ import random
 
 from django.db import transaction
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from dialogues.models import Answer, Character, Source
 
 from ..assignment import source_pairs
-from ..models import Item, ItemAnswer, ItemExposure, ItemKind, PairingDesign, Study, StudyStatus
+from ..models import (
+    AuditAction,
+    Item,
+    ItemAnswer,
+    ItemExposure,
+    ItemKind,
+    PairingDesign,
+    Study,
+    StudyStatus,
+)
+from . import audit
 from .errors import AnnotationError
 
 BATCH_SIZE = 5000
@@ -26,6 +37,7 @@ def study_create(
     include_diversity: bool = False,
     ask_human_guess: bool = False,
     design: str = PairingDesign.REFERENCE,
+    actor=None,
     **options,
 ) -> Study:
     if design not in PairingDesign.values:
@@ -60,29 +72,168 @@ def study_create(
     )
     study.compared_sources.set(compared)
     study.characters.set(characters)
+    study_created_record(study=study, actor=actor)
     return study
 
 
+def study_created_record(*, study: Study, actor) -> None:
+    """Audit a new study with the design it starts from."""
+    audit.record(
+        actor=actor,
+        action=AuditAction.STUDY_CREATE,
+        target=study,
+        study=study,
+        after={
+            "name": study.name,
+            "reference_source": study.reference_source_id,
+            "compared_sources": sorted(study.compared_sources.values_list("pk", flat=True)),
+            "characters": sorted(study.characters.values_list("pk", flat=True)),
+            "rounds": study.rounds,
+            "overlap": study.overlap,
+            "design": study.design,
+        },
+    )
+
+
 @transaction.atomic
-def study_open(*, study: Study) -> int:
+def study_open(*, study: Study, actor=None) -> int:
     """Open a study, generating its items on first opening. Returns the item count."""
     locked = Study.objects.select_for_update().get(pk=study.pk)
-    if not locked.items.exists():
+    before = locked.status
+    generated = not locked.items.exists()
+    if generated:
         _generate_items(locked)
     locked.status = StudyStatus.OPEN
     locked.save(update_fields=["status"])
     study.status = locked.status
-    return locked.items.count()
+    count = locked.items.count()
+    if before == StudyStatus.OPEN and not generated:
+        return count  # already open: nothing changed, nothing to record
+    audit.record(
+        actor=actor,
+        action=AuditAction.STUDY_OPEN,
+        target=locked,
+        study=locked,
+        before={"status": before},
+        after={"status": locked.status, "items": count, "items_generated": generated},
+    )
+    return count
 
 
 @transaction.atomic
-def study_set_status(*, study: Study, status: str) -> Study:
+def study_set_status(*, study: Study, status: str, actor=None) -> Study:
+    if status not in StudyStatus.values:
+        raise AnnotationError("status", _("Unknown study status."))
     if status == StudyStatus.OPEN:
-        study_open(study=study)
+        study_open(study=study, actor=actor)
         return study
+    before = Study.objects.select_for_update().values_list("status", flat=True).get(pk=study.pk)
     study.status = status
     study.save(update_fields=["status"])
+    audit.record(
+        actor=actor,
+        action=AuditAction.STUDY_STATUS,
+        target=study,
+        study=study,
+        before={"status": before},
+        after={"status": status},
+    )
     return study
+
+
+CAP_FIELDS = ("cap_per_annotator", "cap_per_annotator_per_day")
+
+
+@transaction.atomic
+def study_caps_set(*, study: Study, actor, caps: dict, note: str = "") -> Study:
+    """Change the study's per-annotator caps (0 for no cap). Refuses anything but whole
+    numbers of 0 or more, and then changes nothing."""
+    values = {}
+    for field in CAP_FIELDS:
+        raw = caps.get(field)
+        try:
+            value = int(str(raw).strip())
+        except (TypeError, ValueError):
+            value = -1
+        if value < 0:
+            raise AnnotationError("cap", _("A cap must be a whole number of 0 or more."))
+        values[field] = value
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    before, after = audit.changes({f: getattr(locked, f) for f in CAP_FIELDS}, values)
+    if not after:
+        return locked
+    for field, value in after.items():
+        setattr(locked, field, value)
+        setattr(study, field, value)
+    locked.save(update_fields=list(after))
+    audit.record(
+        actor=actor,
+        action=AuditAction.STUDY_CHANGE,
+        target=locked,
+        study=locked,
+        before=before,
+        after=after,
+        note=note.strip(),
+    )
+    return study
+
+
+def item_gold_record(*, item: Item, actor, before: bool) -> None:
+    """Audit marking an item as gold (or unmarking it), made in the Django admin."""
+    audit.record(
+        actor=actor,
+        action=AuditAction.STUDY_CHANGE,
+        target=item,
+        target_label=f"item {item.pk}",
+        study=item.study,
+        before={"is_gold": before},
+        after={"is_gold": item.is_gold},
+    )
+
+
+def gold_expectations_of(item: Item) -> list[dict]:
+    """The expected ranges of a gold item, in a stable order, as the audit shows them."""
+    return [
+        {
+            "answer": row["answer_id"],
+            "metric": row["metric__slug"] or "",
+            "minimum": row["minimum"],
+            "maximum": row["maximum"],
+        }
+        for row in item.gold_expectations.order_by("answer_id", "metric__slug", "pk").values(
+            "answer_id", "metric__slug", "minimum", "maximum"
+        )
+    ]
+
+
+def gold_expectations_record(*, item: Item, actor, before: list[dict]) -> None:
+    """Audit the expected ranges of a gold item as edited in the Django admin: what a
+    gold check counts as passing decides which annotators get flagged."""
+    after = gold_expectations_of(item)
+    if after != before:
+        audit.record(
+            actor=actor,
+            action=AuditAction.STUDY_CHANGE,
+            target=item,
+            target_label=f"item {item.pk}",
+            study=item.study,
+            before={"gold_expectations": before},
+            after={"gold_expectations": after},
+        )
+
+
+def study_change_record(*, study: Study, actor, before: dict, after: dict) -> None:
+    """Audit an edit made elsewhere (the Django admin's study form) field by field."""
+    before, after = audit.changes(before, after)
+    if after:
+        audit.record(
+            actor=actor,
+            action=AuditAction.STUDY_CHANGE,
+            target=study,
+            study=study,
+            before=before,
+            after=after,
+        )
 
 
 def _generate_items(study: Study) -> None:

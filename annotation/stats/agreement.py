@@ -16,10 +16,12 @@ import numpy as np
 
 
 def counts_from_ratings(
-    unit_index: np.ndarray, value_index: np.ndarray, n_values: int
+    unit_index: np.ndarray, value_index: np.ndarray, n_values: int, n_units: int | None = None
 ) -> np.ndarray:
-    """units x values count table from parallel arrays (values already 0-based)."""
-    n_units = int(unit_index.max()) + 1 if len(unit_index) else 0
+    """units x values count table from parallel arrays (values already 0-based). With
+    `n_units`, the table has that many rows, zeros for units without ratings."""
+    if n_units is None:
+        n_units = int(unit_index.max()) + 1 if len(unit_index) else 0
     flat = np.bincount(unit_index * n_values + value_index, minlength=n_units * n_values)
     return flat.reshape(n_units, n_values)
 
@@ -82,11 +84,19 @@ def alpha_from_coincidences(coincidences: np.ndarray, values: np.ndarray, level:
     return float(1.0 - observed / expected)
 
 
-def krippendorff_alpha(counts: np.ndarray, values, level: str = "ordinal") -> float:
+def _patterns_of(counts, reduced):
+    """`reduced` is patterns(counts) computed once by a caller that needs several figures
+    of the same table."""
+    return reduced if reduced is not None else patterns(np.asarray(counts))
+
+
+def krippendorff_alpha(
+    counts: np.ndarray, values, level: str = "ordinal", *, reduced=None
+) -> float:
     """Alpha from a units x values count table. NaN when undefined (no pairable unit, or
     no variation at all)."""
     values = np.asarray(values, dtype=float)
-    unique, multiplicity = patterns(np.asarray(counts))
+    unique, multiplicity = _patterns_of(counts, reduced)
     if len(unique) == 0:
         return float("nan")
     coincidences = np.tensordot(multiplicity, _pattern_coincidences(unique), axes=1)
@@ -109,10 +119,11 @@ def bootstrap_alpha(
     draws: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
+    reduced=None,
 ) -> AlphaEstimate:
     """Alpha with a percentile bootstrap interval that resamples units."""
     values = np.asarray(values, dtype=float)
-    unique, multiplicity = patterns(np.asarray(counts))
+    unique, multiplicity = _patterns_of(counts, reduced)
     n_units = int(multiplicity.sum())
     if n_units == 0:
         return AlphaEstimate(float("nan"), float("nan"), float("nan"), 0)
@@ -130,10 +141,10 @@ def bootstrap_alpha(
     return AlphaEstimate(alpha, float(low), float(high), n_units)
 
 
-def within_one(counts: np.ndarray, values) -> float:
+def within_one(counts: np.ndarray, values, *, reduced=None) -> float:
     """Share of pairs of ratings of the same unit that differ by at most one point."""
     values = np.asarray(values, dtype=float)
-    unique, multiplicity = patterns(np.asarray(counts))
+    unique, multiplicity = _patterns_of(counts, reduced)
     if len(unique) == 0:
         return float("nan")
     close = (np.abs(values[:, None] - values[None, :]) <= 1).astype(float)
@@ -145,23 +156,24 @@ def within_one(counts: np.ndarray, values) -> float:
     return float((multiplicity * agreeing).sum() / (multiplicity * total).sum())
 
 
-def icc_1k(counts: np.ndarray, values) -> float:
+def icc_1k(counts: np.ndarray, values, *, reduced=None) -> float:
     """ICC(1,k): one-way random effects, reliability of the mean of k ratings, for
     designs where each unit is rated by a different random set of annotators. Uses the
-    mean number of ratings per unit (k0) when units differ in how many they have."""
+    mean number of ratings per unit (k0) when units differ in how many they have.
+    Computed over the distinct count patterns of units with two or more ratings, each
+    weighted by how often it occurs."""
     values = np.asarray(values, dtype=float)
-    counts = np.asarray(counts)
-    counts = counts[counts.sum(axis=1) >= 2]
-    m = counts.sum(axis=1).astype(float)
-    n_units, n = len(m), m.sum()
+    unique, weight = _patterns_of(counts, reduced)
+    m = unique.sum(axis=1).astype(float)
+    n_units, n = int(weight.sum()), float((weight * m).sum())
     if n_units < 2 or n - n_units <= 0:
         return float("nan")
-    sums = counts @ values
-    squares = counts @ (values**2)
+    sums = unique @ values
+    squares = unique @ (values**2)
     unit_means = sums / m
-    grand = sums.sum() / n
-    between = (m * (unit_means - grand) ** 2).sum() / (n_units - 1)
-    within = (squares - m * unit_means**2).sum() / (n - n_units)
+    grand = (weight * sums).sum() / n
+    between = (weight * m * (unit_means - grand) ** 2).sum() / (n_units - 1)
+    within = (weight * (squares - m * unit_means**2)).sum() / (n - n_units)
     if between == 0:
         return float("nan")
     return float((between - within) / between)

@@ -77,19 +77,24 @@ def item(request, token):
     return _render(request, assignment)
 
 
-def submission_from_post(post, shown) -> tuple[services.Submission, dict]:
+def _is_whole_number(raw: str) -> bool:
+    # str.isdigit() also accepts "²" and other digits that int() refuses.
+    return raw.isascii() and raw.isdigit()
+
+
+def submission_from_post(post, assignment) -> tuple[services.Submission, dict]:
     """Read the form. Values that are not whole numbers are passed on as 0, which the
     service refuses as out of range; missing values are simply absent."""
     ratings, posted = {}, {}
-    positions = [a.position for a in shown.answers] if shown.kind == "pair" else ["set"]
+    positions, metrics = selectors.form_fields_of(assignment)
     for position in positions:
-        for metric in shown.metrics:
+        for metric in metrics:
             name = f"{position}-{metric.slug}"
             raw = post.get(name, "").strip()
             if raw == "":
                 continue
             posted[name] = raw
-            ratings[(position, metric.slug)] = int(raw) if raw.isdigit() else 0
+            ratings[(position, metric.slug)] = int(raw) if _is_whole_number(raw) else 0
     for name in ("preference", "guess", "comment"):
         posted[name] = post.get(name, "")
     return (
@@ -105,8 +110,7 @@ def submission_from_post(post, shown) -> tuple[services.Submission, dict]:
 
 def _submit(request, token):
     assignment = _own_assignment(request, token)
-    shown = selectors.shown_item(assignment)
-    submission, posted = submission_from_post(request.POST, shown)
+    submission, posted = submission_from_post(request.POST, assignment)
     try:
         services.judgment_submit(user=request.user, token=token, submission=submission)
     except services.AnnotationError as refusal:

@@ -1,5 +1,7 @@
 """Results for researchers and staff: leaderboards, agreement, preferences, charts."""
 
+import logging
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -9,7 +11,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from .. import selectors
 from ..models import Study
-from ..roles import is_researcher
+from ..roles import is_researcher, is_study_manager
+from .exports import export_context
+
+logger = logging.getLogger(__name__)
 
 
 def _researchers_only(request):
@@ -38,18 +43,30 @@ def study_results(request, slug):
         dimension=request.GET.get("dimension") or None,
     )
     template = "annotation/results.html#results" if request.htmx else "annotation/results.html"
-    return render(request, template, {"study": study, "view": view})
+    return render(
+        request, template, {"study": study, "view": view, **export_context(request.user, study)}
+    )
 
 
 @login_required
 @require_POST
 def refresh(request, slug):
     """Staff ask for a recompute now instead of waiting for the next one."""
-    if not request.user.is_staff:
+    if not is_study_manager(request.user):
         raise PermissionDenied
     study = get_object_or_404(Study, slug=slug)
     from ..tasks import study_results_refresh
 
-    study_results_refresh.delay(study.pk)
+    try:
+        study_results_refresh.delay(study.pk)
+    except Exception:  # the broker is down; the beat schedule refreshes open studies later
+        logger.warning("could not enqueue the results refresh of study %s", study.pk, exc_info=True)
+        messages.error(
+            request,
+            _(
+                "The task queue cannot be reached right now. Results refresh by themselves once it is back."
+            ),
+        )
+        return redirect("results-study", slug=study.slug)
     messages.success(request, _("A recompute has been requested."))
     return redirect("results-study", slug=study.slug)

@@ -49,7 +49,7 @@ def characters(request):
     all_characters = list(Character.objects.order_by("work_zh", "name_zh"))
     claimed = {q.character_id for q in selectors.qualifications_of(request.user)}
     if request.method == "POST":
-        ids = {int(pk) for pk in request.POST.getlist("character") if pk.isdigit()}
+        ids = {int(pk) for pk in request.POST.getlist("character") if pk.isascii() and pk.isdigit()}
         chosen = [c for c in all_characters if c.pk in ids]
         try:
             services.characters_claim(user=request.user, characters=chosen)
@@ -87,7 +87,7 @@ def quiz(request, character_id):
         choices = {}
         for question in questions:
             raw = request.POST.get(f"q{question.pk}", "")
-            if raw.isdigit():
+            if raw.isascii() and raw.isdigit():
                 choices[question.pk] = int(raw)
         try:
             result = services.quiz_submit(

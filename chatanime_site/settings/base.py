@@ -9,6 +9,7 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -43,14 +44,33 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "chatanime_site.middleware.ChosenLanguageMiddleware",
+    "chatanime_site.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "allauth.account.middleware.AccountMiddleware",
 ]
+
+# Only our own vendored files run or style a page: no inline script or style, no CDN,
+# no framing. Chart.js draws on canvases and sets their size through the DOM, which a
+# policy on style attributes in HTML does not cover.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+X_FRAME_OPTIONS = "DENY"
 
 ROOT_URLCONF = "chatanime_site.urls"
 WSGI_APPLICATION = "chatanime_site.wsgi.application"
@@ -109,8 +129,11 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = env.path("DJANGO_STATIC_ROOT", default=str(BASE_DIR / "staticfiles"))
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Uploaded and generated files: export files prepared by workers (never served as static
+# files; the download view checks who asks). Web and workers must share this directory.
+MEDIA_ROOT = env.path("DJANGO_MEDIA_ROOT", default=BASE_DIR / "media")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -119,11 +142,16 @@ STORAGES = {
 # Redis is optional locally: without REDIS_URL, Celery tasks run in-process
 # (CELERY_TASK_ALWAYS_EAGER) and the cache is process-local memory.
 REDIS_URL = env("REDIS_URL", default="")
+# Short socket timeouts: when Redis is down, a page that uses the cache or enqueues a
+# task gives up at once and carries on (ratings live in the database) instead of
+# keeping the annotator waiting.
+REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2}
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "chatanime_site.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         }
     }
 else:
@@ -138,6 +166,22 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis hands an unacknowledged task to another worker once this many seconds have passed
+# since its delivery: it must exceed the longest recompute, or a running recompute is
+# started a second time (harmless, the tasks are idempotent, but wasted).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=60 * 60),
+    "socket_connect_timeout": 1,
+}
+# Enqueueing from a web request fails fast when the broker is down; the beat schedule
+# catches up later.
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -194,6 +238,9 @@ ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_VERIFICATION = env("ACCOUNT_EMAIL_VERIFICATION", default="optional")
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_RATE_LIMITS = {"login_failed": "5/5m/ip,5/5m/key"}
+# The admin's own log-in form: the same allowance per address and per user name.
+ADMIN_LOGIN_FAILURE_LIMIT = 5
+ADMIN_LOGIN_FAILURE_WINDOW_SECONDS = 5 * 60
 # Locally, verification and reset emails are printed by the server.
 MAILERS = {
     "default": {
@@ -203,6 +250,8 @@ MAILERS = {
     }
 }
 DEFAULT_FROM_EMAIL = env("DJANGO_DEFAULT_FROM_EMAIL", default="ChatAnime <noreply@localhost>")
+# Where links in emails sent outside a request (screening decisions) point.
+SITE_URL = env("CHATANIME_SITE_URL", default="http://127.0.0.1:8000")
 
 # The importer refuses answers longer than this; the published answers stay under 200.
 CHATANIME_MAX_TEXT_LENGTH = env.int("CHATANIME_MAX_TEXT_LENGTH", default=4000)

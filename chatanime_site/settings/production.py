@@ -15,7 +15,11 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 REDIS_URL = env("REDIS_URL")
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    "default": {
+        "BACKEND": "chatanime_site.cache.ResilientRedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": REDIS_CACHE_OPTIONS,  # noqa: F405
+    }
 }
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = False

@@ -7,12 +7,20 @@ from annotation.models import Study
 
 
 class Command(BaseCommand):
-    help = "Export every rating, unblinded: long CSV (one row per rating), JSONL, or wide CSV (one row per judgment)."
+    help = (
+        "Export every rating, unblinded: long CSV (one row per rating), JSONL, or wide CSV "
+        "(one row per judgment); or, with --snapshot, all three and a manifest."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--format", choices=exports.KINDS, default="csv")
         parser.add_argument("--study", help="study slug (default: all studies)")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
+        parser.add_argument(
+            "--snapshot",
+            metavar="DIR",
+            help="write the long CSV, wide CSV, JSONL and manifest.json into DIR (new or empty)",
+        )
         parser.add_argument(
             "--include-excluded",
             action="store_true",
@@ -21,6 +29,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--bom", action="store_true", help="start with a UTF-8 byte order mark (for Excel)"
         )
+        parser.add_argument(
+            "--engine",
+            choices=exports.ENGINES,
+            default="auto",
+            help="auto: COPY for the long CSV on PostgreSQL, Python rows otherwise",
+        )
 
     def handle(
         self,
@@ -28,8 +42,10 @@ class Command(BaseCommand):
         format: str,
         study: str | None,
         output: str | None,
+        snapshot: str | None,
         include_excluded: bool,
         bom: bool,
+        engine: str,
         **options,
     ):
         target = None
@@ -37,17 +53,54 @@ class Command(BaseCommand):
             target = Study.objects.filter(slug=study).first()
             if target is None:
                 raise CommandError(f"no study {study!r}")
+        if snapshot:
+            if output:
+                raise CommandError("--snapshot writes its own files; leave out -o")
+            self._snapshot(snapshot, target, include_excluded, bom)
+            return
+        try:
+            chunks = exports.counted_chunks(
+                target, format, include_excluded, bom=bom, engine=engine
+            )
+        except exports.ExportError as error:
+            raise CommandError(str(error)) from error
+        rows = 0
         with contextlib.ExitStack() as stack:
             if output:
-                encoding = "utf-8-sig" if bom else "utf-8"
-                stream = stack.enter_context(open(output, "w", encoding=encoding, newline=""))
+                stream = stack.enter_context(open(output, "wb"))
+                for data, count in chunks:
+                    stream.write(data)
+                    rows += count
             else:
-                stream = self.stdout
-                if bom:
-                    stream.write("\ufeff")
-            n = -1 if format != "jsonl" else 0  # the CSV header is not a row
-            for line in exports.export_lines(target, format, include_excluded):
-                stream.write(line)
-                n += 1
+                for data, count in chunks:
+                    self.stdout.write(data.decode(), ending="")
+                    rows += count
         if output:
-            self.stderr.write(f"{n} rows written to {output}")
+            self.stderr.write(f"{rows} rows written to {output}")
+
+    def _snapshot(self, directory, study, include_excluded, bom):
+        try:
+            manifest = exports.snapshot_write(
+                directory,
+                study,
+                include_excluded=include_excluded,
+                bom=bom,
+                command=_described(directory, study, include_excluded, bom),
+            )
+        except exports.ExportError as error:
+            raise CommandError(str(error)) from error
+        for name, described in manifest["files"].items():
+            self.stderr.write(f"{described['rows']} rows in {name}")
+        self.stderr.write(f"snapshot written to {directory}")
+
+
+def _described(directory, study, include_excluded, bom) -> str:
+    """The command line that makes this snapshot again."""
+    words = ["export_ratings", "--snapshot", str(directory)]
+    if study is not None:
+        words += ["--study", study.slug]
+    if include_excluded:
+        words.append("--include-excluded")
+    if bom:
+        words.append("--bom")
+    return " ".join(words)

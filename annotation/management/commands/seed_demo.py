@@ -4,6 +4,7 @@ from annotation import demo, services
 
 DEMO_ACCOUNTS = [
     ("admin@example.com", "admin (staff, Django admin)", {"superuser": True}),
+    ("manager@example.com", "study manager (staff pages at /staff/)", {"study_manager": True}),
     ("researcher@example.com", "researcher (results and exports)", {"researcher": True}),
     ("annotator1@example.com", "annotator", {}),
     ("annotator2@example.com", "annotator", {}),

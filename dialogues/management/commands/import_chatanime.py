@@ -21,7 +21,9 @@ class Command(BaseCommand):
             report = import_chatanime(path)
         except ImportFailed as failure:
             for problem in failure.problems[:50]:
-                self.stderr.write(f"  {problem}")
+                # Bad input may hold text that a terminal cannot print as it is.
+                line = f"  {problem}".encode("utf-8", "backslashreplace").decode("utf-8")
+                self.stderr.write(line)
             hidden = len(failure.problems) - 50
             if hidden > 0:
                 self.stderr.write(f"  … and {hidden} more problems")

@@ -1,14 +1,18 @@
-"""The research export: every rating, unblinded, as rows a spreadsheet or pandas reads.
+"""Export rows generated in Python from a streaming query: every rating, unblinded.
 
-Rows are generated lazily from a streaming query, so memory stays flat whatever the size
-of the study. Text that a spreadsheet would run as a formula is neutralised.
+Rows are generated lazily, so memory stays flat whatever the size of the study. Text
+that a spreadsheet would run as a formula is neutralised. On PostgreSQL the long CSV
+comes from COPY instead (`postgres.py`), byte for byte the same: any change to a value's
+format here must be made there too.
 """
 
 import csv
 import json
 from collections.abc import Iterator
+from datetime import UTC
+from decimal import ROUND_HALF_UP, Decimal
 
-from .models import Metric, Rating
+from ..models import Metric, Rating
 
 LONG_COLUMNS = [
     "study",
@@ -30,7 +34,11 @@ LONG_COLUMNS = [
     "comment",
     "simulated",
 ]
-FORMULA_STARTS = ("=", "+", "-", "@")
+# The wide CSV's columns that describe the judgment rather than one rating: what comes
+# before the ratings, and what comes after them.
+JUDGMENT_HEAD = ["study", "item", "judgment", "annotator", "character", "scenario", "round"]
+JUDGMENT_TAIL = ["preference", "seconds_on_task", "submitted_at", "human_guess", "comment"]
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CHUNK = 5000
 
 
@@ -42,13 +50,28 @@ def neutralise(value):
     return value
 
 
+def seconds_value(seconds: float) -> float:
+    """Time on task to the millisecond, rounded half away from zero from its shortest
+    decimal form (what PostgreSQL's numeric round does, so that COPY agrees)."""
+    return float(Decimal(repr(seconds)).quantize(Decimal("0.001"), ROUND_HALF_UP)) + 0.0
+
+
+def timestamp_text(moment) -> str:
+    """ISO 8601 in UTC with microseconds, always the same width."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def long_columns(include_excluded: bool = False) -> list[str]:
+    return LONG_COLUMNS + (["excluded"] if include_excluded else [])
+
+
 def _ratings(study=None, include_excluded=False):
     ratings = Rating.objects.all()
     if study is not None:
         ratings = ratings.filter(judgment__item__study=study)
     if not include_excluded:
         ratings = ratings.filter(judgment__excluded=False)
-    return ratings.order_by("judgment_id", "answer_id", "metric__position").values_list(
+    return ratings.order_by("judgment_id", "answer_id", "metric__position", "pk").values_list(
         "judgment__item__study__slug",
         "judgment__item_id",
         "judgment_id",
@@ -78,7 +101,7 @@ def _ratings(study=None, include_excluded=False):
 def long_rows(study=None, include_excluded=False) -> Iterator[dict]:
     """One row per rating. A diversity rating belongs to its set: source and kind come
     from the set's answers, position is `set`."""
-    from .models import ItemAnswer
+    from ..models import ItemAnswer
 
     set_source = {}
     for (
@@ -132,8 +155,8 @@ def long_rows(study=None, include_excluded=False) -> Iterator[dict]:
             "metric": metric,
             "value": value,
             "preference": preference,
-            "seconds_on_task": round(seconds, 3),
-            "submitted_at": submitted.isoformat().replace("+00:00", "Z"),
+            "seconds_on_task": seconds_value(seconds),
+            "submitted_at": timestamp_text(submitted),
             "human_guess": (guess or "unsure") if guess_asked else "",
             "comment": comment,
             "simulated": simulated,
@@ -151,23 +174,7 @@ def wide_rows(study=None, include_excluded=False) -> Iterator[dict]:
             if row is not None:
                 yield row
             current = rating["judgment"]
-            row = {
-                k: rating[k]
-                for k in (
-                    "study",
-                    "item",
-                    "judgment",
-                    "annotator",
-                    "character",
-                    "scenario",
-                    "round",
-                    "preference",
-                    "seconds_on_task",
-                    "submitted_at",
-                    "human_guess",
-                    "comment",
-                )
-            }
+            row = {k: rating[k] for k in JUDGMENT_HEAD + JUDGMENT_TAIL}
             if include_excluded:
                 row["excluded"] = rating["excluded"]
         row[f"{rating['position']}_source"] = rating["source"]
@@ -178,22 +185,11 @@ def wide_rows(study=None, include_excluded=False) -> Iterator[dict]:
 
 def wide_columns(include_excluded=False) -> list[str]:
     metrics = list(Metric.objects.order_by("position").values_list("slug", "for_diversity"))
-    columns = [
-        "study",
-        "item",
-        "judgment",
-        "annotator",
-        "character",
-        "scenario",
-        "round",
-        "left_source",
-        "right_source",
-        "set_source",
-    ]
+    columns = [*JUDGMENT_HEAD, "left_source", "right_source", "set_source"]
     columns += [f"left_{m}" for m, diversity in metrics if not diversity]
     columns += [f"right_{m}" for m, diversity in metrics if not diversity]
     columns += [f"set_{m}" for m, diversity in metrics if diversity]
-    columns += ["preference", "seconds_on_task", "submitted_at", "human_guess", "comment"]
+    columns += JUDGMENT_TAIL
     return columns + (["excluded"] if include_excluded else [])
 
 
@@ -217,7 +213,7 @@ def export_lines(study=None, kind: str = "csv", include_excluded: bool = False) 
         return
     if kind == "csv":
         rows = long_rows(study, include_excluded)
-        columns = LONG_COLUMNS + (["excluded"] if include_excluded else [])
+        columns = long_columns(include_excluded)
     elif kind == "wide":
         rows = wide_rows(study, include_excluded)
         columns = wide_columns(include_excluded)

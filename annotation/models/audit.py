@@ -1,0 +1,64 @@
+"""The audit trail: who did what to whom, when, and what it looked like before and after."""
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class AuditAction(models.TextChoices):
+    QUALIFICATION_APPROVE = "qualification.approve", _("Qualification approved")
+    QUALIFICATION_REJECT = "qualification.reject", _("Qualification rejected")
+    ANNOTATOR_SUSPEND = "annotator.suspend", _("Annotator suspended")
+    ANNOTATOR_REINSTATE = "annotator.reinstate", _("Annotator reinstated")
+    JUDGMENT_EXCLUDE = "judgment.exclude", _("Judgment excluded")
+    JUDGMENT_INCLUDE = "judgment.include", _("Judgment included")
+    FLAG_RESOLVE = "flag.resolve", _("Flag marked as reviewed")
+    STUDY_CREATE = "study.create", _("Study created")
+    STUDY_OPEN = "study.open", _("Study opened")
+    STUDY_STATUS = "study.status", _("Study status changed")
+    STUDY_CHANGE = "study.change", _("Study settings changed")
+    MEMBERSHIP_ADD = "membership.add", _("Annotator assigned to study")
+    MEMBERSHIP_REMOVE = "membership.remove", _("Annotator removed from study")
+    MEMBERSHIP_CAP = "membership.cap", _("Annotator's cap changed")
+
+
+class AuditEvent(models.Model):
+    """One staff action, or an automatic one (no actor). Rows are only ever added: the
+    trail is evidence, so nothing edits or deletes it, and it outlives what it names."""
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("who"),
+    )
+    # The actor's email at the time, so the trail still reads after an account is gone.
+    actor_label = models.CharField(_("who"), max_length=254, blank=True)
+    at = models.DateTimeField(_("when"), default=timezone.now, db_index=True)
+    action = models.CharField(_("what"), max_length=40, choices=AuditAction)
+    target_type = models.CharField(max_length=40)
+    target_id = models.CharField(max_length=64)
+    target_label = models.CharField(_("target"), max_length=300, blank=True)
+    study = models.ForeignKey(
+        "annotation.Study",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="audit_events",
+    )
+    before = models.JSONField(_("before"), default=dict, blank=True, encoder=DjangoJSONEncoder)
+    after = models.JSONField(_("after"), default=dict, blank=True, encoder=DjangoJSONEncoder)
+    note = models.TextField(_("note"), blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["study", "at"])]
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M} {self.actor_label or 'system'} {self.action}"

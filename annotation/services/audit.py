@@ -1,0 +1,38 @@
+"""Recording staff actions. Every write service that staff trigger calls `record`, in the
+same transaction as the change, so a change and its audit row stand or fall together."""
+
+from ..models import AuditEvent, Study
+
+
+def record(
+    *,
+    actor,
+    action: str,
+    target,
+    study: Study | None = None,
+    before: dict | None = None,
+    after: dict | None = None,
+    note: str = "",
+    target_label: str = "",
+) -> AuditEvent:
+    """`target` is the model instance acted on; `actor` None means the platform itself
+    (an automatic pause, a command run without a user)."""
+    actor = actor if actor is not None and actor.is_authenticated else None
+    return AuditEvent.objects.create(
+        actor=actor,
+        actor_label=actor.email if actor is not None else "",
+        action=action,
+        target_type=target._meta.model_name,
+        target_id=str(target.pk),
+        target_label=(target_label or str(target))[:300],
+        study=study,
+        before=before or {},
+        after=after or {},
+        note=note,
+    )
+
+
+def changes(before: dict, after: dict) -> tuple[dict, dict]:
+    """Only the fields that differ, as (before, after)."""
+    changed = [key for key in after if before.get(key) != after[key]]
+    return {key: before.get(key) for key in changed}, {key: after[key] for key in changed}

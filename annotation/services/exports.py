@@ -1,0 +1,136 @@
+"""Export files prepared by a worker: requested from the results page, written with the
+same streaming export as the direct download, downloaded when ready."""
+
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from .. import exports
+from ..models import ExportJob, ExportKind, ExportStatus
+from .errors import AnnotationError
+
+logger = logging.getLogger(__name__)
+
+EXPORT_DIRECTORY = "exports"
+SUFFIXES = {"csv": "csv", "wide": "csv", "jsonl": "jsonl", "snapshot": "zip"}
+
+
+def export_job_request(*, study, user, kind: str, include_excluded=False, bom=False) -> ExportJob:
+    """Record the request and have a worker write the file once it is committed."""
+    if kind not in ExportKind.values:
+        raise AnnotationError("export_kind", _("Unknown export format."))
+    with transaction.atomic():
+        job = ExportJob.objects.create(
+            study=study,
+            requested_by=user,
+            kind=kind,
+            include_excluded=include_excluded,
+            bom=bom,
+        )
+
+        def enqueue():
+            from ..tasks import export_job_run
+
+            try:
+                export_job_run.delay(job.pk)
+            except Exception as error:  # the broker is down: say so instead of queuing forever
+                logger.warning("could not enqueue export job %s", job.pk, exc_info=True)
+                ExportJob.objects.filter(pk=job.pk).update(
+                    status=ExportStatus.FAILED,
+                    error=f"could not reach the workers: {error}"[:2000],
+                    finished_at=timezone.now(),
+                )
+
+        transaction.on_commit(enqueue)
+    return job
+
+
+def export_job_run(*, job: ExportJob) -> ExportJob:
+    """Write the job's file. Idempotent: a finished job is left alone, and a job whose
+    worker died is written again from the start (the file appears only when complete)."""
+    claimed = ExportJob.objects.filter(
+        pk=job.pk, status__in=[ExportStatus.QUEUED, ExportStatus.RUNNING]
+    ).update(status=ExportStatus.RUNNING, started_at=timezone.now(), error="")
+    if not claimed:
+        job.refresh_from_db()
+        return job
+    job.refresh_from_db()
+    directory = Path(settings.MEDIA_ROOT) / EXPORT_DIRECTORY
+    name = f"{job.study.slug}-{job.pk}-{job.kind}.{SUFFIXES[job.kind]}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        summary = _write(job, directory, name)
+    except Exception as error:
+        logger.exception("export job %s failed", job.pk)
+        ExportJob.objects.filter(pk=job.pk).update(
+            status=ExportStatus.FAILED,
+            error=f"{type(error).__name__}: {error}"[:2000],
+            finished_at=timezone.now(),
+        )
+    else:
+        ExportJob.objects.filter(pk=job.pk).update(
+            status=ExportStatus.DONE,
+            file=f"{EXPORT_DIRECTORY}/{name}",
+            rows=summary.rows,
+            size=summary.bytes,
+            sha256=summary.sha256,
+            finished_at=timezone.now(),
+        )
+    job.refresh_from_db()
+    return job
+
+
+def _write(job: ExportJob, directory: Path, name: str) -> exports.FileSummary:
+    # Written beside the final name and renamed at the end: a download never sees half a file.
+    handle, partial = tempfile.mkstemp(prefix=f".{name}-", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            if job.kind == ExportKind.SNAPSHOT:
+                rows = _snapshot_zip(job, directory, stream)
+            else:
+                summary = exports.export_write(
+                    stream, job.study, job.kind, job.include_excluded, bom=job.bom
+                )
+                rows = summary.rows
+        summary = _summary_of(Path(partial), rows)
+        os.replace(partial, directory / name)
+        return summary
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def _snapshot_zip(job: ExportJob, directory: Path, stream) -> int:
+    staging = Path(tempfile.mkdtemp(prefix=".snapshot-", dir=directory))
+    try:
+        folder = staging / f"{job.study.slug}-snapshot-{job.pk}"
+        manifest = exports.snapshot_write(
+            folder,
+            job.study,
+            include_excluded=job.include_excluded,
+            bom=job.bom,
+            command=f"export job {job.pk} (snapshot) requested from the results page",
+        )
+        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(folder.iterdir()):
+                archive.write(path, f"{folder.name}/{path.name}")
+        return manifest["files"]["ratings-long.csv"]["rows"]
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _summary_of(path: Path, rows: int) -> exports.FileSummary:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return exports.FileSummary(rows=rows, bytes=path.stat().st_size, sha256=digest.hexdigest())

@@ -1,0 +1,144 @@
+"""Study managers in a real browser (Debian's Chromium via Playwright): approving an
+applicant from the screening queue, excluding a flagged judgment on the dashboard (in
+the Chinese UI), and every staff page at desktop and phone widths."""
+
+import pytest
+from django.contrib.auth.models import Group
+
+from annotation import demo, services
+from annotation.models import AnnotatorProfile, Judgment, JudgmentDecision, Qualification
+from annotation.roles import STUDY_MANAGERS_GROUP
+from tests.factories import UserFactory, approved_annotator, lease_pair
+from tests.fixtures.browser import ARTIFACTS
+from tests.test_browser_journey import PASSWORD, log_in
+from tests.test_quality_control import ratings
+from tests.test_staff_screening import applicant_who_passed
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def submit(user, lease):
+    """A judgment given at once, so that it is flagged as implausibly fast."""
+    return services.judgment_submit(
+        user=user,
+        token=lease.token,
+        submission=services.Submission(
+            ratings=ratings((3, 4), (2, 5)), preference="a", human_guess="unsure"
+        ),
+    )
+
+
+@pytest.fixture
+def ready_study(demo_dataset):
+    return demo.demo_prepare(annotators=[])
+
+
+@pytest.fixture
+def manager(ready_study):
+    user = UserFactory(email="manager@example.com", password=PASSWORD)
+    user.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
+    return user
+
+
+def test_a_study_manager_approves_an_applicant_from_the_queue(
+    live_server, new_page, manager, luffy, settings
+):
+    settings.LANGUAGE_CODE = "en"
+    fan = applicant_who_passed("fan@example.com", [luffy], sample="吃饱了肉再努力一次！")
+    qualification = Qualification.objects.get(profile__user=fan)
+    page = new_page()
+    log_in(page, live_server.url, "manager@example.com")
+
+    page.get_by_test_id("staff-link").click()
+    page.get_by_role("link", name="Screening").click()
+    row = page.get_by_test_id(f"application-{qualification.pk}")
+    assert "吃饱了肉再努力一次！" in row.inner_text()
+    row.locator("input[type=checkbox]").check()
+    page.fill("textarea[name=note]", "Welcome aboard")
+    page.get_by_role("button", name="Approve the chosen").click()
+
+    page.get_by_role("status").filter(has_text="1 application(s) approved.").wait_for()
+    assert page.get_by_test_id(f"application-{qualification.pk}").count() == 0
+    qualification.refresh_from_db()
+    assert qualification.status == "approved" and qualification.review_note == "Welcome aboard"
+    lease = services.assignment_next(user=fan)
+    assert lease is not None and lease.item.character == luffy
+
+    # The applicant sees the decision and can start rating.
+    fan.set_password(PASSWORD)
+    fan.save()
+    applicant_page = new_page()
+    log_in(applicant_page, live_server.url, "fan@example.com")
+    applicant_page.goto(f"{live_server.url}/screening/")
+    assert "Welcome aboard" in applicant_page.get_by_test_id(f"status-{luffy.pk}").inner_text()
+    applicant_page.get_by_role("link", name="Start rating").click()
+    applicant_page.locator("form.rating-form").wait_for()
+
+
+def test_a_study_manager_excludes_a_flagged_judgment_in_the_chinese_ui(
+    live_server, new_page, manager, ready_study, luffy, settings
+):
+    settings.LANGUAGE_CODE = "zh-hans"
+    alice = approved_annotator("alice@example.com", [luffy])
+    judgment = submit(alice, lease_pair(alice))  # submitted at once: flagged as too fast
+    page = new_page()
+    log_in(page, live_server.url, "manager@example.com")
+
+    page.goto(f"{live_server.url}/staff/studies/{ready_study.slug}/")
+    assert "待复核的被标记评判" in page.content()
+    card = page.get_by_test_id(f"flagged-{judgment.pk}")
+    # Without a reason nothing happens but a clear message.
+    card.get_by_role("button", name="排除").click()
+    card.get_by_role("alert").wait_for()
+    assert "请填写原因" in card.get_by_role("alert").inner_text()
+    judgment.refresh_from_db()
+    assert not judgment.excluded
+
+    card = page.get_by_test_id(f"flagged-{judgment.pk}")
+    card.locator("input[name=reason]").fill("两秒就提交了")
+    card.get_by_role("button", name="排除").click()
+    page.get_by_test_id("no-flags").wait_for()
+
+    judgment.refresh_from_db()
+    assert judgment.excluded
+    assert JudgmentDecision.objects.get(judgment=judgment).reason == "两秒就提交了"
+    assert not Judgment.objects.filter(item__study=ready_study, excluded=False).exists()
+
+
+PAGES = [
+    "/staff/",
+    "/staff/screening/",
+    "/staff/applicants/{profile}/",
+    "/staff/annotators/",
+    "/staff/annotators/{profile}/",
+    "/staff/studies/{study}/",
+    "/staff/studies/{study}/assignment/",
+    "/staff/audit/",
+]
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+@pytest.mark.parametrize("width", [1200, 375])
+def test_every_staff_page_fits_the_screen(
+    live_server, new_page, ready_study, luffy, settings, width, language
+):
+    settings.LANGUAGE_CODE = language
+    admin = UserFactory(email="admin@example.com", password=PASSWORD, is_staff=True)
+    applicant_who_passed("fan@example.com", [luffy])
+    alice = approved_annotator("alice@example.com", [luffy])
+    submit(alice, lease_pair(alice))
+    services.annotator_suspend(
+        profile=AnnotatorProfile.objects.get(user=alice), actor=admin, reason="checking"
+    )
+    profile = AnnotatorProfile.objects.get(user__email="fan@example.com")
+    page = new_page(viewport={"width": width, "height": 900})
+    log_in(page, live_server.url, "admin@example.com")
+
+    for url in PAGES:
+        path = url.format(profile=profile.pk, study=ready_study.slug)
+        response = page.goto(f"{live_server.url}{path}")
+        assert response.status == 200, path
+        name = path.strip("/").replace("/", "-") or "staff"
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=ARTIFACTS / f"staff-{name}-{width}-{language}.png", full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, path

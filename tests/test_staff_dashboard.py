@@ -1,0 +1,424 @@
+"""The study dashboard: progress per character, round and source, throughput, the time
+to completion, open leases, flagged judgments decided with a reason, study changes, and
+the audit trail that the export snapshot reads."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Group
+from django.utils import timezone
+
+from annotation import selectors_staff, services
+from annotation.models import (
+    AuditEvent,
+    Item,
+    Judgment,
+    JudgmentDecision,
+    QualityFlag,
+)
+from annotation.roles import STUDY_MANAGERS_GROUP
+from tests.factories import UserFactory, lease_pair
+from tests.test_quality_control import submit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def manager(study):
+    user = UserFactory(email="manager@example.com")
+    user.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
+    return user
+
+
+def test_progress_counts_complete_in_progress_and_not_started(study, luffy, natsume):
+    items = Item.objects.filter(study=study, is_gold=False)
+    luffy_round_1 = items.filter(character=luffy, round=1).order_by("pk")
+    Item.objects.filter(pk=luffy_round_1[0].pk).update(judgment_count=3)  # complete
+    Item.objects.filter(pk=luffy_round_1[1].pk).update(judgment_count=1)  # in progress
+
+    progress = selectors_staff.study_progress(study)
+
+    total = progress["total"]
+    n = items.count()
+    assert (total.items, total.complete, total.in_progress) == (n, 1, 1)
+    assert total.not_started == n - 2
+    assert (total.judgments, total.needed) == (4, 3 * n)
+    by_character = {row.label: row for row in progress["by_character"]}
+    assert by_character["蒙奇·D·路飞"].complete == 1
+    assert by_character["夏目贵志"].judgments == 0
+    by_round = {row.label: row for row in progress["by_round"]}
+    assert set(by_round) == {"1", "2"}
+    assert by_round["1"].judgments == 4 and by_round["2"].judgments == 0
+    # Every pair shows the reference answer: the human source appears in all of them.
+    by_source = {row.label: row for row in progress["by_source"]}
+    assert by_source["Human fans"].items == n and by_source["Human fans"].judgments == 4
+    assert sum(row.items for label, row in by_source.items() if label != "Human fans") == n
+
+
+def test_judgments_beyond_the_overlap_do_not_count_twice(study):
+    item = Item.objects.filter(study=study, is_gold=False).first()
+    Item.objects.filter(pk=item.pk).update(judgment_count=7)
+
+    assert selectors_staff.study_progress(study)["total"].judgments == 3
+
+
+def test_throughput_and_the_time_to_completion(study, alice, bob):
+    submit(alice, lease_pair(alice))
+    submit(bob, lease_pair(bob))
+    now = timezone.now()
+
+    throughput = selectors_staff.study_throughput(study, now=now)
+    assert throughput["unit"] == "hour" and sum(throughput["counts"]) == 2
+    eta = selectors_staff.study_eta(study, remaining=48, now=now)
+    assert eta["per_hour"] == pytest.approx(2 / 24)
+    assert eta["hours"] == pytest.approx(48 / (2 / 24))
+    assert eta["at"] == now + timedelta(hours=eta["hours"])
+
+
+def test_an_old_study_counts_per_day(study, alice):
+    judgment = submit(alice, lease_pair(alice))
+    Judgment.objects.filter(pk=judgment.pk).update(submitted_at=timezone.now() - timedelta(days=5))
+
+    throughput = selectors_staff.study_throughput(study)
+
+    assert throughput["unit"] == "day" and len(throughput["labels"]) == 6
+    assert throughput["counts"][0] == 1 and sum(throughput["counts"]) == 1
+
+
+def test_without_recent_judgments_there_is_no_estimate(study):
+    assert selectors_staff.study_eta(study, remaining=10)["at"] is None
+
+
+def test_the_dashboard_shows_leases_and_flagged_judgments(client, manager, study, alice, bob):
+    judgment = submit(alice, lease_pair(alice))
+    services.assignment_next(user=bob)
+    client.force_login(manager)
+
+    html = client.get(f"/staff/studies/{study.slug}/").content.decode()
+
+    assert 'data-testid="open-leases">1<' in html
+    assert f'data-testid="flagged-{judgment.pk}"' in html
+    # The ratings as given (submit() rates answer a 3,4,3,4… and b 2,5,2,5…).
+    assert "<code>3 4 3 4 3 4 3 4 3</code>" in html or "<code>2 5 2 5 2 5 2 5 2</code>" in html
+    assert 'id="throughput-data"' in html and "<canvas" in html
+
+
+def test_excluding_a_flagged_judgment_resolves_its_flags_and_is_audited(
+    client, manager, study, alice
+):
+    judgment = submit(alice, lease_pair(alice))
+    assert QualityFlag.objects.filter(judgment=judgment, resolved_at=None).exists()
+    client.force_login(manager)
+
+    response = client.post(
+        f"/staff/studies/{study.slug}/judgments/{judgment.pk}/decide/",
+        {"decision": "exclude", "reason": "answered in 2 seconds"},
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.status_code == 200
+    assert f'data-testid="flagged-{judgment.pk}"' not in response.content.decode()
+    judgment.refresh_from_db()
+    assert judgment.excluded
+    assert not QualityFlag.objects.filter(judgment=judgment, resolved_at=None).exists()
+    decision = JudgmentDecision.objects.get(judgment=judgment)
+    assert decision.decided_by == manager and decision.reason == "answered in 2 seconds"
+    event = AuditEvent.objects.get(action="judgment.exclude")
+    assert (event.before, event.after) == ({"excluded": False}, {"excluded": True})
+    assert event.study == study and event.actor == manager
+    assert AuditEvent.objects.filter(action="flag.resolve").count() == 1
+
+
+def test_keeping_a_flagged_judgment_leaves_it_in_the_results(client, manager, study, alice):
+    judgment = submit(alice, lease_pair(alice))
+    client.force_login(manager)
+
+    client.post(
+        f"/staff/studies/{study.slug}/judgments/{judgment.pk}/decide/",
+        {"decision": "include", "reason": "a fast reader"},
+    )
+
+    judgment.refresh_from_db()
+    assert not judgment.excluded
+    assert not QualityFlag.objects.filter(judgment=judgment, resolved_at=None).exists()
+    assert AuditEvent.objects.get(action="judgment.include").note == "a fast reader"
+
+
+@pytest.mark.parametrize(
+    "post",
+    [{"decision": "exclude", "reason": "  "}, {"decision": "drop", "reason": "why not"}],
+    ids=["no reason", "unknown decision"],
+)
+def test_a_decision_without_a_reason_changes_nothing(client, manager, study, alice, post):
+    judgment = submit(alice, lease_pair(alice))
+    client.force_login(manager)
+
+    response = client.post(
+        f"/staff/studies/{study.slug}/judgments/{judgment.pk}/decide/",
+        post,
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.status_code == 422
+    assert 'role="alert"' in response.content.decode()
+    judgment.refresh_from_db()
+    assert not judgment.excluded
+    assert QualityFlag.objects.filter(judgment=judgment, resolved_at=None).exists()
+    assert not JudgmentDecision.objects.exists()
+    assert not AuditEvent.objects.filter(target_type__in=["judgment", "qualityflag"]).exists()
+
+
+def test_a_judgment_of_another_study_is_not_found(client, manager, study, alice):
+    from tests.fixtures.studies import make_study
+
+    other = make_study()
+    judgment = submit(alice, lease_pair(alice))
+    client.force_login(manager)
+
+    response = client.post(
+        f"/staff/studies/{other.slug}/judgments/{judgment.pk}/decide/",
+        {"decision": "exclude", "reason": "x"},
+    )
+
+    assert response.status_code == 404
+    judgment.refresh_from_db()
+    assert not judgment.excluded
+
+
+def test_changing_the_caps_is_audited(client, manager, study):
+    client.force_login(manager)
+
+    client.post(
+        f"/staff/studies/{study.slug}/caps/",
+        {"cap_per_annotator": "40", "cap_per_annotator_per_day": "0"},
+    )
+
+    study.refresh_from_db()
+    assert study.cap_per_annotator == 40
+    event = AuditEvent.objects.get(action="study.change")
+    assert (event.before, event.after) == ({"cap_per_annotator": 0}, {"cap_per_annotator": 40})
+
+
+@pytest.mark.parametrize("bad", ["-3", "", "lots"])
+def test_bad_caps_are_refused_and_change_nothing(client, manager, study, bad):
+    client.force_login(manager)
+
+    response = client.post(
+        f"/staff/studies/{study.slug}/caps/",
+        {"cap_per_annotator": "40", "cap_per_annotator_per_day": bad},
+        follow=True,
+    )
+
+    assert "A cap must be a whole number" in response.content.decode()
+    study.refresh_from_db()
+    assert (study.cap_per_annotator, study.cap_per_annotator_per_day) == (0, 0)
+    assert not AuditEvent.objects.filter(action="study.change").exists()
+
+
+def test_a_status_change_is_audited_and_an_unknown_status_refused(client, manager, study):
+    client.force_login(manager)
+
+    client.post(f"/staff/studies/{study.slug}/status/", {"status": "paused"})
+    refused = client.post(f"/staff/studies/{study.slug}/status/", {"status": "gone"}, follow=True)
+
+    study.refresh_from_db()
+    assert study.status == "paused"
+    assert "Unknown study status." in refused.content.decode()
+    event = AuditEvent.objects.get(action="study.status")
+    assert (event.before, event.after, event.actor) == (
+        {"status": "open"},
+        {"status": "paused"},
+        manager,
+    )
+
+
+def test_a_study_edited_in_the_admin_is_audited_field_by_field(admin_client, study):
+    from django.forms.models import model_to_dict
+
+    data = {
+        key: value
+        for key, value in model_to_dict(study).items()
+        if value is not None and key not in ("id", "status")
+    }
+    data["compared_sources"] = [s.pk for s in data["compared_sources"]]
+    data["characters"] = [c.pk for c in data["characters"]]
+    data["scenarios"] = [s.pk for s in data["scenarios"]]
+    data["rounds"] = "[1, 2]"
+    data["lease_minutes"] = 45
+
+    response = admin_client.post(f"/admin/annotation/study/{study.pk}/change/", data)
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    event = AuditEvent.objects.get(action="study.change")
+    assert event.before == {"lease_minutes": 30} and event.after == {"lease_minutes": 45}
+
+
+def test_the_study_audit_rows_cover_decisions_about_its_annotators(manager, study, alice):
+    from annotation.models import AnnotatorProfile, Qualification
+
+    qualification = Qualification.objects.get(profile__user=alice)
+    services.qualification_review(
+        qualification=qualification, reviewer=manager, approve=True, note="ok"
+    )
+    judgment = submit(alice, lease_pair(alice))
+    services.judgment_exclude(judgment=judgment, decided_by=manager, reason="too fast")
+    services.annotator_suspend(
+        profile=AnnotatorProfile.objects.get(user=alice), actor=manager, reason="pause"
+    )
+
+    rows = selectors_staff.audit_events_for_study(study)
+
+    assert [row["action"] for row in rows] == [
+        "study.create",
+        "study.open",
+        "qualification.approve",
+        "judgment.exclude",
+        "annotator.suspend",
+    ]
+    assert rows[0]["after"]["overlap"] == 3 and rows[0]["after"]["rounds"] == [1, 2]
+    exclusion = rows[3]
+    assert exclusion["actor"] == "manager@example.com"
+    assert exclusion["before"] == {"excluded": False} and exclusion["after"] == {"excluded": True}
+    assert exclusion["target_type"] == "judgment" and exclusion["target_id"] == str(judgment.pk)
+    # Annotators appear by pseudonym only.
+    assert all("alice@" not in str(row) for row in rows)
+
+
+def test_the_audit_page_lists_and_filters_events(admin_client, manager, study, alice):
+    from annotation.models import AnnotatorProfile
+
+    services.annotator_suspend(
+        profile=AnnotatorProfile.objects.get(user=alice), actor=manager, reason="a reason"
+    )
+
+    everything = admin_client.get("/staff/audit/").content.decode()
+    suspensions = admin_client.get("/staff/audit/?action=study.open").content.decode()
+
+    assert "a reason" in everything and "manager@example.com" in everything
+    assert "a reason" not in suspensions
+
+
+def test_marking_a_gold_item_in_the_admin_is_audited(admin_client, study):
+    item = Item.objects.filter(study=study).first()
+
+    admin_client.post(
+        f"/admin/annotation/item/{item.pk}/change/",
+        {
+            "is_gold": "on",
+            "gold_expectations-TOTAL_FORMS": "0",
+            "gold_expectations-INITIAL_FORMS": "0",
+        },
+    )
+
+    item.refresh_from_db()
+    assert item.is_gold
+    event = AuditEvent.objects.get(target_type="item")
+    assert (event.before, event.after, event.study) == (
+        {"is_gold": False},
+        {"is_gold": True},
+        study,
+    )
+
+
+def test_editing_a_gold_items_expected_ranges_in_the_admin_is_audited(admin_client, study):
+    item = Item.objects.filter(study=study, kind="pair").first()
+    Item.objects.filter(pk=item.pk).update(is_gold=True)
+    answer = item.slots.first().answer
+    inline = {"gold_expectations-INITIAL_FORMS": "0", "gold_expectations-TOTAL_FORMS": "1"}
+
+    response = admin_client.post(
+        f"/admin/annotation/item/{item.pk}/change/",
+        {
+            "is_gold": "on",
+            **inline,
+            "gold_expectations-0-answer": str(answer.pk),
+            "gold_expectations-0-metric": "",
+            "gold_expectations-0-minimum": "4",
+            "gold_expectations-0-maximum": "5",
+        },
+    )
+
+    assert response.status_code == 302
+    event = AuditEvent.objects.get(target_type="item")
+    assert event.before == {"gold_expectations": []}
+    assert event.after == {
+        "gold_expectations": [{"answer": answer.pk, "metric": "", "minimum": 4, "maximum": 5}]
+    }
+    assert event.study == study
+
+    # Saving the page again without a change records nothing new.
+    expectation = item.gold_expectations.get()
+    admin_client.post(
+        f"/admin/annotation/item/{item.pk}/change/",
+        {
+            "is_gold": "on",
+            "gold_expectations-INITIAL_FORMS": "1",
+            "gold_expectations-TOTAL_FORMS": "1",
+            "gold_expectations-0-id": str(expectation.pk),
+            "gold_expectations-0-item": str(item.pk),
+            "gold_expectations-0-answer": str(answer.pk),
+            "gold_expectations-0-metric": "",
+            "gold_expectations-0-minimum": "4",
+            "gold_expectations-0-maximum": "5",
+        },
+    )
+    assert AuditEvent.objects.filter(target_type="item").count() == 1
+
+
+def test_a_submitted_judgment_cannot_be_deleted_in_the_admin(admin_client, study, alice):
+    judgment = submit(alice, lease_pair(alice))
+
+    response = admin_client.post(
+        f"/admin/annotation/judgment/{judgment.pk}/delete/", {"post": "yes"}
+    )
+
+    assert response.status_code == 403
+    assert Judgment.objects.filter(pk=judgment.pk).exists()
+
+
+def test_reopening_an_open_study_records_nothing(study):
+    services.study_open(study=study)
+
+    assert AuditEvent.objects.filter(action="study.open").count() == 1
+
+
+def test_the_dashboard_lists_annotators_flagged_for_low_agreement(client, manager, study, alice):
+    flag = QualityFlag.objects.create(
+        annotator=alice, study=study, kind="low_agreement", detail="mean distance 2.1"
+    )
+    client.force_login(manager)
+
+    html = client.get(f"/staff/studies/{study.slug}/").content.decode()
+
+    assert f'data-testid="flagged-annotator-{flag.pk}"' in html and "mean distance 2.1" in html
+
+
+def test_an_exclusion_recomputes_the_results_without_the_judgment(
+    client, manager, study, alice, bob, django_capture_on_commit_callbacks
+):
+    from annotation.models import StudyResults
+
+    kept = submit(bob, lease_pair(bob))
+    judgment = submit(alice, lease_pair(alice))
+    services.study_recompute(study=study)
+    assert StudyResults.objects.get(study=study).judgments == 2
+    client.force_login(manager)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            f"/staff/studies/{study.slug}/judgments/{judgment.pk}/decide/",
+            {"decision": "exclude", "reason": "too fast"},
+        )
+
+    assert StudyResults.objects.get(study=study).judgments == 1
+    assert not Judgment.objects.get(pk=kept.pk).excluded
+
+
+def test_a_paused_study_has_no_completion_estimate(client, manager, study, alice):
+    submit(alice, lease_pair(alice))
+    services.study_set_status(study=study, status="paused", actor=manager)
+    client.force_login(manager)
+
+    html = client.get(f"/staff/studies/{study.slug}/").content.decode()
+
+    assert "the study is not open" in html
