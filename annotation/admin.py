@@ -57,8 +57,13 @@ class AnnotatorProfileAdmin(admin.ModelAdmin):
     list_display = ["user", "status", "consented_at", "pseudonym"]
     list_filter = ["status"]
     search_fields = ["user__email", "pseudonym"]
-    readonly_fields = ["status", "paused_reason", "consented_at", "pseudonym", "simulated"]
+    readonly_fields = ["status", "why_suspended", "consented_at", "pseudonym", "simulated"]
+    exclude = ["paused_reason", "automatic_pause"]
     inlines = [QualificationInline]
+
+    @admin.display(description=_("why suspended"))
+    def why_suspended(self, profile):
+        return profile.pause_description
 
 
 @admin.register(Qualification)
@@ -296,7 +301,7 @@ class JudgmentAdmin(admin.ModelAdmin):
 
 @admin.register(QualityFlag)
 class QualityFlagAdmin(admin.ModelAdmin):
-    list_display = ["created_at", "annotator", "study", "kind", "detail", "judgment", "resolved_at"]
+    list_display = ["created_at", "annotator", "study", "kind", "found", "judgment", "resolved_at"]
     list_filter = ["kind", "study", ("resolved_at", admin.EmptyFieldListFilter)]
     list_select_related = ["annotator", "study"]
     readonly_fields = [
@@ -304,12 +309,16 @@ class QualityFlagAdmin(admin.ModelAdmin):
         "study",
         "kind",
         "judgment",
-        "detail",
+        "found",
         "created_at",
         "resolved_by",
         "resolved_at",
     ]
     actions = ["resolve"]
+
+    @admin.display(description=_("what was found"))
+    def found(self, flag):
+        return flag.description
 
     @admin.action(description=_("Mark as reviewed"))
     def resolve(self, request, queryset):

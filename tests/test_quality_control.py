@@ -82,7 +82,10 @@ def test_a_fast_judgment_is_flagged_but_kept(strict_study, alice):
     judgment = submit(alice, lease)
 
     flag = judgment.flags.get()
-    assert flag.kind == "too_fast" and "below 10 s" in flag.detail
+    assert flag.kind == "too_fast"
+    assert flag.figures == {"seconds": judgment.seconds_on_task, "minimum": 10}
+    assert flag.figures["seconds"] < 10
+    assert "below the study's minimum of 10 s" in flag.description
     assert Rating.objects.filter(judgment=judgment).count() == 18
 
 
@@ -122,7 +125,11 @@ def test_crossing_the_flag_threshold_pauses_the_annotator_for_review(strict_stud
     submit(alice, lease_pair(alice))
 
     profile = AnnotatorProfile.objects.get(user=alice)
-    assert profile.status == "suspended" and "2 quality flags" in profile.paused_reason
+    assert profile.status == "suspended" and profile.paused_reason == ""
+    assert profile.automatic_pause == {"flags": 2, "study": strict_study.name}
+    assert profile.pause_description == (
+        f"paused automatically after 2 open quality flags in {strict_study.name}"
+    )
     assert services.assignment_next(user=alice) is None
     assert Judgment.objects.filter(annotator=alice).count() == 2
 
@@ -157,7 +164,8 @@ def test_low_agreement_is_flagged_once(demo_dataset, luffy):
     # contrarian 3.5.
     flags = QualityFlag.objects.filter(kind="low_agreement")
     assert [f.annotator for f in flags] == [contrarian]
-    assert "mean distance 3.50" in flags[0].detail
+    assert flags[0].figures == {"distance": 3.5, "ratings": 4 * 18}
+    assert flags[0].description == "mean distance 3.50 from the other annotators over 72 ratings"
 
 
 # Exclusions ----------------------------------------------------------------------------

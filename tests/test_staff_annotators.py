@@ -107,7 +107,10 @@ def test_an_automatic_pause_is_audited_without_an_actor(strict_study, alice):
 
     event = AuditEvent.objects.get(action="annotator.suspend")
     assert event.actor is None and event.study == strict_study
-    assert "paused automatically" in event.note
+    assert event.after == {
+        "status": "suspended",
+        "automatic_pause": {"flags": 1, "study": strict_study.name},
+    }
 
 
 @pytest.fixture
@@ -315,7 +318,7 @@ def test_a_low_agreement_flag_is_reviewed_from_the_annotator_page(client, manage
     from annotation.models import QualityFlag
 
     flag = QualityFlag.objects.create(
-        annotator=alice, study=study, kind="low_agreement", detail="mean distance 2.1"
+        annotator=alice, study=study, kind="low_agreement", figures={"distance": 2.1, "ratings": 40}
     )
     profile = profile_of(alice)
     client.force_login(manager)

@@ -384,7 +384,7 @@ def test_reopening_an_open_study_records_nothing(study):
 
 def test_the_dashboard_lists_annotators_flagged_for_low_agreement(client, manager, study, alice):
     flag = QualityFlag.objects.create(
-        annotator=alice, study=study, kind="low_agreement", detail="mean distance 2.1"
+        annotator=alice, study=study, kind="low_agreement", figures={"distance": 2.1, "ratings": 40}
     )
     client.force_login(manager)
 
@@ -422,3 +422,45 @@ def test_a_paused_study_has_no_completion_estimate(client, manager, study, alice
     html = client.get(f"/staff/studies/{study.slug}/").content.decode()
 
     assert "the study is not open" in html
+
+
+@pytest.mark.parametrize(
+    ("language", "said", "not_said"),
+    [
+        (
+            "en",
+            [
+                "below the study&#x27;s minimum of 15 s",
+                "paused automatically after 1 open quality flag in Test study",
+            ],
+            ["低于本研究的最短用时", "已自动暂停"],
+        ),
+        (
+            "zh-hans",
+            ["低于本研究的最短用时 15 秒", "在“Test study”中有 1 个未处理的质量标记，已自动暂停"],
+            ["below the study", "paused automatically"],
+        ),
+    ],
+)
+def test_flags_and_automatic_pauses_are_put_into_words_in_the_reader_language(
+    client, manager, study, alice, settings, language, said, not_said
+):
+    from annotation.models import AnnotatorProfile
+
+    study.min_seconds_per_item, study.pause_after_flags = 15, 1
+    study.save()
+    judgment = submit(alice, lease_pair(alice))  # too fast: flagged, then paused
+    assert judgment.flags.get().kind == "too_fast"
+    settings.LANGUAGE_CODE = language
+    client.force_login(manager)
+
+    profile = AnnotatorProfile.objects.get(user=alice)
+    html = (
+        client.get(f"/staff/studies/{study.slug}/").content.decode()
+        + client.get(f"/staff/annotators/{profile.pk}/").content.decode()
+    )
+
+    for sentence in said:
+        assert sentence in html
+    for sentence in not_said:
+        assert sentence not in html

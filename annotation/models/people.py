@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from dialogues.models import Character
 
@@ -25,7 +26,10 @@ class AnnotatorProfile(models.Model):
     consented_at = models.DateTimeField(null=True, blank=True)
     # A stable pseudonym for exports: no email or name leaves the platform.
     pseudonym = models.CharField(max_length=32, unique=True, default=new_token)
+    # Why staff suspended the annotator, in their own words.
     paused_reason = models.TextField(blank=True)
+    # Set instead when quality flags paused the annotator: {"flags": n, "study": name}.
+    automatic_pause = models.JSONField(default=dict, blank=True)
     simulated = models.BooleanField(
         default=False, help_text=_("A simulated annotator created by simulate_study.")
     )
@@ -36,6 +40,18 @@ class AnnotatorProfile(models.Model):
 
     def __str__(self):
         return f"{self.user} ({self.status})"
+
+    @property
+    def pause_description(self) -> str:
+        """Why the annotator is suspended, in the active language for automatic pauses."""
+        if self.automatic_pause:
+            count = int(self.automatic_pause.get("flags", 0))
+            return ngettext(
+                "paused automatically after %(count)d open quality flag in %(study)s",
+                "paused automatically after %(count)d open quality flags in %(study)s",
+                count,
+            ) % {"count": count, "study": self.automatic_pause.get("study", "")}
+        return self.paused_reason
 
 
 class QualificationStatus(models.TextChoices):

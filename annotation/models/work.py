@@ -4,6 +4,9 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.template.defaultfilters import floatformat
+from django.utils.formats import number_format
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from dialogues.models import Answer, Source
@@ -213,7 +216,9 @@ class QualityFlag(models.Model):
     judgment = models.ForeignKey(
         Judgment, null=True, blank=True, on_delete=models.CASCADE, related_name="flags"
     )
-    detail = models.TextField(blank=True)
+    # The numbers behind the flag, e.g. {"seconds": 3.2, "minimum": 15}: stored as data and
+    # put into words in the reader's language (see `description`).
+    figures = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -237,3 +242,40 @@ class QualityFlag(models.Model):
 
     def __str__(self):
         return f"{self.kind} for {self.annotator_id}"
+
+    @property
+    def description(self) -> str:
+        """What was found, in the active language; empty when there are no figures."""
+        return describe_flag(self.kind, self.figures)
+
+
+def describe_flag(kind: str, figures: dict) -> str:
+    try:
+        if kind == FlagKind.FAILED_CHECK:
+            count = int(figures["ratings"])
+            return ngettext(
+                "%(count)d rating outside the expected range",
+                "%(count)d ratings outside the expected range",
+                count,
+            ) % {"count": count}
+        if kind == FlagKind.STRAIGHT_LINING:
+            return gettext("every rating is %(value)d") % {"value": int(figures["value"])}
+        if kind == FlagKind.TOO_FAST:
+            return gettext(
+                "%(seconds)s s on the item, below the study's minimum of %(minimum)s s"
+            ) % {
+                "seconds": number_format(figures["seconds"], 1),
+                # A whole number of seconds reads "15", not "15.0".
+                "minimum": floatformat(figures["minimum"], -1),
+            }
+        if kind == FlagKind.LOW_AGREEMENT:
+            count = int(figures["ratings"])
+            return ngettext(
+                "mean distance %(distance)s from the other annotators over %(count)d rating",
+                "mean distance %(distance)s from the other annotators over %(count)d ratings",
+                count,
+            ) % {"distance": number_format(figures["distance"], 2), "count": count}
+    except (KeyError, TypeError, ValueError):
+        pass
+    # Flags written before figures were kept carry their original English wording.
+    return str(figures.get("text", ""))

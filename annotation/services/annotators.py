@@ -66,9 +66,12 @@ def annotator_reinstate(*, profile: AnnotatorProfile, actor, reason: str) -> Ann
         raise AnnotationError("not_suspended", _("This annotator is not suspended."))
     approved = locked.qualifications.filter(status="approved").exists()
     before = {"status": locked.status, "paused_reason": locked.paused_reason}
+    if locked.automatic_pause:
+        before["automatic_pause"] = locked.automatic_pause
     locked.status = ProfileStatus.APPROVED if approved else ProfileStatus.SCREENING
     locked.paused_reason = ""
-    locked.save(update_fields=["status", "paused_reason"])
+    locked.automatic_pause = {}
+    locked.save(update_fields=["status", "paused_reason", "automatic_pause"])
     audit.record(
         actor=actor,
         action=AuditAction.ANNOTATOR_REINSTATE,
@@ -79,6 +82,7 @@ def annotator_reinstate(*, profile: AnnotatorProfile, actor, reason: str) -> Ann
         note=reason,
     )
     profile.status, profile.paused_reason = locked.status, locked.paused_reason
+    profile.automatic_pause = locked.automatic_pause
     return profile
 
 

@@ -63,31 +63,21 @@ def judgment_checks(*, judgment: Judgment) -> list[QualityFlag]:
         failures = gold_failures(expectations, ratings)
         GoldCheck.objects.create(judgment=judgment, passed=not failures, failures=failures)
         if failures:
-            flags.append(
-                _flag(
-                    judgment,
-                    FlagKind.FAILED_CHECK,
-                    f"{len(failures)} rating(s) outside the expected range",
-                )
-            )
+            flags.append(_flag(judgment, FlagKind.FAILED_CHECK, {"ratings": len(failures)}))
     if (
         study.flag_straight_lining
         and item.kind == "pair"
         and is_straight_lined(list(ratings.values()))
     ):
         flags.append(
-            _flag(
-                judgment,
-                FlagKind.STRAIGHT_LINING,
-                f"every rating is {next(iter(ratings.values()))}",
-            )
+            _flag(judgment, FlagKind.STRAIGHT_LINING, {"value": next(iter(ratings.values()))})
         )
     if judgment.seconds_on_task < study.min_seconds_per_item:
         flags.append(
             _flag(
                 judgment,
                 FlagKind.TOO_FAST,
-                f"{judgment.seconds_on_task:.1f} s, below {study.min_seconds_per_item:g} s",
+                {"seconds": judgment.seconds_on_task, "minimum": study.min_seconds_per_item},
             )
         )
     if flags:
@@ -95,13 +85,13 @@ def judgment_checks(*, judgment: Judgment) -> list[QualityFlag]:
     return flags
 
 
-def _flag(judgment: Judgment, kind: str, detail: str) -> QualityFlag:
+def _flag(judgment: Judgment, kind: str, figures: dict) -> QualityFlag:
     return QualityFlag.objects.create(
         annotator=judgment.annotator,
         study=judgment.item.study,
         judgment=judgment,
         kind=kind,
-        detail=detail,
+        figures=figures,
     )
 
 
@@ -114,9 +104,9 @@ def pause_if_flagged(*, annotator, study: Study) -> bool:
     ).count()
     if open_flags < study.pause_after_flags:
         return False
-    reason = f"paused automatically after {open_flags} quality flags in {study.slug}"
+    pause = {"flags": open_flags, "study": study.name}
     updated = AnnotatorProfile.objects.filter(user=annotator, status=ProfileStatus.APPROVED).update(
-        status=ProfileStatus.SUSPENDED, paused_reason=reason
+        status=ProfileStatus.SUSPENDED, paused_reason="", automatic_pause=pause
     )
     if updated:
         from . import audit
@@ -129,8 +119,7 @@ def pause_if_flagged(*, annotator, study: Study) -> bool:
             target_label=profile.pseudonym,
             study=study,
             before={"status": ProfileStatus.APPROVED},
-            after={"status": ProfileStatus.SUSPENDED, "paused_reason": reason},
-            note=reason,
+            after={"status": ProfileStatus.SUSPENDED, "automatic_pause": pause},
         )
     return bool(updated)
 
@@ -181,9 +170,7 @@ def low_agreement_flags(*, study: Study, data=None) -> list[QualityFlag]:
             kind=FlagKind.LOW_AGREEMENT,
             judgment=None,
             resolved_at=None,
-            defaults={
-                "detail": f"mean distance {distance:.2f} from the others over {units} ratings"
-            },
+            defaults={"figures": {"distance": round(distance, 4), "ratings": units}},
         )
         if new:
             created.append(flag)
