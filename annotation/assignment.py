@@ -5,7 +5,7 @@ Kept pure so that they can be reasoned about and property-tested on their own.
 """
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 
 POSITIONS = "abcdefgh"  # display positions; the browser only ever sees these letters
@@ -40,14 +40,51 @@ def items_one_annotator_can_take_per_scenario(design: str, n_sources: int) -> in
     return 1 if design == REFERENCE else max(1, n_sources // 2)
 
 
-def annotators_needed(*, design: str, n_compared: int, n_rounds: int, overlap: int) -> int:
-    """The fewest approved annotators per character for every pair item to reach
-    `overlap` judgments under the never-the-same-answer-twice rule."""
+def annotators_needed(
+    *,
+    design: str,
+    n_compared: int,
+    n_rounds: int,
+    overlap: int,
+    sets_by_scenario: Iterable[tuple[int, int]] = (),
+    n_sets: int = 0,
+) -> int:
+    """The fewest approved annotators per character for every item to reach `overlap`
+    judgments under the never-the-same-answer-twice rule.
+
+    Every scenario must find enough annotators on its own. Diversity sets make some
+    scenarios harder: whoever rates a source's set has seen that source's answers in the
+    set's scenarios and can take fewer (under the reference design, for the reference
+    source's set, none) of their pairs. `sets_by_scenario` gives, per scenario of the
+    character, how many sets (of the reference source, of compared sources) hold one of
+    its answers. An annotator rates at most one set per character (see
+    services.leases), so the character's `n_sets` sets need `overlap` distinct
+    annotators each.
+    """
     n_sources = n_compared + 1
     pairs_per_cell = n_compared if design == REFERENCE else n_sources * (n_sources - 1) // 2
-    items_per_scenario = pairs_per_cell * n_rounds
+    slots_per_scenario = pairs_per_cell * n_rounds * overlap
     per_annotator = items_one_annotator_can_take_per_scenario(design, n_sources)
-    return math.ceil(items_per_scenario * overlap / per_annotator)
+    reference_loss = _slots_lost_per_scenario(design, n_sources, reference=True)
+    compared_loss = _slots_lost_per_scenario(design, n_sources, reference=False)
+    needed = max(math.ceil(slots_per_scenario / per_annotator), n_sets * overlap)
+    for reference_sets, compared_sets in sets_by_scenario:
+        lost = overlap * (reference_sets * reference_loss + compared_sets * compared_loss)
+        needed = max(needed, math.ceil((slots_per_scenario + lost) / per_annotator))
+    return needed
+
+
+def _slots_lost_per_scenario(design: str, n_sources: int, *, reference: bool) -> int:
+    """How many fewer items of one scenario an annotator can take once they have seen one
+    source's round-1 answer there (the reference source's, or a compared one's)."""
+    full = items_one_annotator_can_take_per_scenario(design, n_sources)
+    if design == REFERENCE:
+        # Every pair shows the reference answer; without one compared source, the pairs
+        # with the others remain.
+        without = 0 if reference or n_sources < 3 else 1
+    else:
+        without = (n_sources - 1) // 2
+    return full - without
 
 
 def left_first(slot_sources: Sequence[int], imbalance: Mapping[int, int], coin: float) -> list[int]:

@@ -277,17 +277,42 @@ class CharacterCapacity:
         return max(0, self.needed - self.approved)
 
 
+def annotators_needed_by_character(study) -> dict[int, int]:
+    """Per character id: the approved annotators the study's items need, diversity sets
+    included (see `assignment.annotators_needed`)."""
+    from .assignment import annotators_needed
+    from .models import ItemAnswer, ItemKind
+
+    # Per character: {scenario: [reference sets, compared sets] holding one of its answers}.
+    by_scenario: dict[int, dict[int, list[int]]] = {}
+    sets: dict[int, set[int]] = {}
+    set_answers = ItemAnswer.objects.filter(
+        item__study=study, item__kind=ItemKind.DIVERSITY
+    ).values_list("item_id", "item__character_id", "answer__scenario_id", "answer__source_id")
+    for item_id, character_id, scenario_id, source_id in set_answers:
+        counts = by_scenario.setdefault(character_id, {}).setdefault(scenario_id, [0, 0])
+        counts[0 if source_id == study.reference_source_id else 1] += 1
+        sets.setdefault(character_id, set()).add(item_id)
+    common = {
+        "design": study.design,
+        "n_compared": study.compared_sources.count(),
+        "n_rounds": len(study.rounds),
+        "overlap": study.overlap,
+    }
+    return {
+        character_id: annotators_needed(
+            **common,
+            sets_by_scenario=by_scenario.get(character_id, {}).values(),
+            n_sets=len(sets.get(character_id, ())),
+        )
+        for character_id in study.characters.values_list("pk", flat=True)
+    }
+
+
 def study_capacity(study) -> list[CharacterCapacity]:
     """Per character: the approved annotators the design needs (never the same answer
     twice to one annotator) and how many it has."""
-    from .assignment import annotators_needed
-
-    needed = annotators_needed(
-        design=study.design,
-        n_compared=study.compared_sources.count(),
-        n_rounds=len(study.rounds),
-        overlap=study.overlap,
-    )
+    needed = annotators_needed_by_character(study)
     approved = dict(
         Qualification.objects.filter(
             status=QualificationStatus.APPROVED,
@@ -298,7 +323,7 @@ def study_capacity(study) -> list[CharacterCapacity]:
         .annotate(n=Count("pk"))
     )
     return [
-        CharacterCapacity(character=c, needed=needed, approved=approved.get(c.pk, 0))
+        CharacterCapacity(character=c, needed=needed[c.pk], approved=approved.get(c.pk, 0))
         for c in study.characters.order_by("pk")
     ]
 

@@ -22,7 +22,6 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce, Least, TruncDay, TruncHour
 from django.utils import timezone
 
-from .assignment import annotators_needed
 from .models import (
     AnnotatorProfile,
     Assignment,
@@ -41,6 +40,7 @@ from .models import (
     StudyMembership,
     StudyResults,
 )
+from .selectors import annotators_needed_by_character
 
 # Screening ---------------------------------------------------------------------------
 
@@ -197,12 +197,7 @@ class Coverage:
 def study_coverage(study: Study) -> list[Coverage]:
     """Per character: the approved annotators the overlap needs and how many the study
     can draw on. A members-only study counts its approved members alone."""
-    needed = annotators_needed(
-        design=study.design,
-        n_compared=study.compared_sources.count(),
-        n_rounds=len(study.rounds),
-        overlap=study.overlap,
-    )
+    needed = annotators_needed_by_character(study)
     approved = Qualification.objects.filter(
         status=QualificationStatus.APPROVED,
         profile__status=ProfileStatus.APPROVED,
@@ -223,7 +218,7 @@ def study_coverage(study: Study) -> list[Coverage]:
         approved = approved.filter(Exists(assigned) | Exists(unrestricted))
     counts = dict(approved.values_list("character_id").annotate(n=Count("pk")))
     return [
-        Coverage(character=c, needed=needed, approved=counts.get(c.pk, 0))
+        Coverage(character=c, needed=needed[c.pk], approved=counts.get(c.pk, 0))
         for c in study.characters.order_by("pk")
     ]
 

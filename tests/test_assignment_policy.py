@@ -195,6 +195,34 @@ def test_the_least_complete_character_is_served_first(demo_dataset, luffy, natsu
     assert services.assignment_next(user=annotator).item.character == natsume
 
 
+def test_a_diversity_set_comes_first_and_only_one_per_character(demo_dataset, luffy):
+    make_study(overlap=3, include_diversity=True, characters=[luffy])
+    annotator = approved_annotator("sets@example.com", [luffy])
+
+    kinds = [lease.item.kind for lease in work_through(annotator)]
+
+    assert kinds[0] == ItemKind.DIVERSITY
+    assert kinds.count(ItemKind.DIVERSITY) == 1 and len(kinds) > 1
+
+
+def test_the_named_capacity_completes_every_diversity_set(demo_dataset, settings):
+    """Rated after pairs, sets starved: whoever had seen one of their answers could no
+    longer take them. The capacity counts what the sets cost."""
+    from annotation.selectors import study_capacity
+    from annotation.simulation import annotators_for, simulate_study
+
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 10
+    study = make_study(overlap=3, include_diversity=True)
+    # 18 for the pairs, 3 more for the scenarios the human set closes to its raters.
+    assert {row.needed for row in study_capacity(study)} == {21}
+
+    simulate_study(study=study, annotators=annotators_for(study), seed=1)
+
+    sets = study.items.filter(kind=ItemKind.DIVERSITY)
+    assert sets.count() == 12
+    assert set(sets.values_list("judgment_count", flat=True)) == {3}
+
+
 # Gold ----------------------------------------------------------------------------------
 
 

@@ -44,6 +44,37 @@ def test_annotators_needed_for_the_published_design():
     assert annotators_needed(design=ROUND_ROBIN, n_compared=10, n_rounds=2, overlap=3) == 66
 
 
+def test_diversity_sets_raise_the_need_where_they_close_scenarios():
+    reference = {"design": REFERENCE, "n_compared": 3, "n_rounds": 2, "overlap": 3}
+    # 3 sources x 2 rounds x 3 judgments = 18 per scenario, one item per annotator.
+    assert annotators_needed(**reference) == 18
+    # The 3 raters of the human set can take no pair of its scenarios.
+    assert annotators_needed(**reference, sets_by_scenario=[(0, 2), (1, 3)], n_sets=4) == 21
+    # A compared source's set leaves the pairs with the other compared sources open.
+    assert annotators_needed(**reference, sets_by_scenario=[(0, 3), (0, 1)], n_sets=3) == 18
+    # With one compared source there is no other pair to take.
+    assert (
+        annotators_needed(
+            design=REFERENCE, n_compared=1, n_rounds=1, overlap=2, sets_by_scenario=[(0, 1)]
+        )
+        == 4
+    )
+    # One set per annotator and character: 12 sets x 3 raters.
+    assert annotators_needed(**reference, sets_by_scenario=[(1, 3)], n_sets=12) == 36
+    # Round robin over 4 sources: 2 disjoint pairs per scenario, 1 once a source is seen;
+    # 36 judgments per scenario need 18, plus 3 raters x 4 sets lose 1 each.
+    round_robin = {"design": ROUND_ROBIN, "n_compared": 3, "n_rounds": 2, "overlap": 3}
+    assert annotators_needed(**round_robin) == 18
+    assert annotators_needed(**round_robin, sets_by_scenario=[(1, 3)]) == 24
+    # Over 3 sources a seen source costs nothing: one pair per scenario either way.
+    assert (
+        annotators_needed(
+            design=ROUND_ROBIN, n_compared=2, n_rounds=1, overlap=3, sets_by_scenario=[(1, 2)]
+        )
+        == 9
+    )
+
+
 @settings(max_examples=300)
 @given(
     n_sources=st.integers(min_value=2, max_value=12),

@@ -5,7 +5,8 @@ only characters the annotator is approved for, caps per study (or the member's o
 per day, never an item twice, never an answer twice within a study
 (blinding across items), never more leases plus judgments on an item than the overlap;
 gold items mixed in at the study's rate; the least complete character first (when the
-study balances characters), then items closest to complete, then random. Sides are
+study balances characters), then diversity sets, then items closest to complete, then
+random. Sides are
 counterbalanced per annotator. Correctness under concurrency comes from row locks with
 SKIP LOCKED and the database's unique constraints, not from timing.
 """
@@ -15,7 +16,7 @@ import random
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, Q, Sum
+from django.db.models import Case, Count, Exists, OuterRef, Q, Sum, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -136,6 +137,13 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
         .exclude(pk__in=blocked)
     )
     if not gold:
+        # One diversity set per character and annotator: a set costs whoever rates it the
+        # pairs that show its answers, and several sets of one character would close
+        # whole scenarios to them.
+        with_a_set = Assignment.objects.filter(
+            annotator=user, item__study=study, item__kind=ItemKind.DIVERSITY
+        ).values("item__character_id")
+        items = items.exclude(kind=ItemKind.DIVERSITY, character_id__in=with_a_set)
         # Live leases are few (one per annotator at work), so the items they fill up are
         # found from the leases rather than by counting leases for every item.
         leased = (
@@ -153,7 +161,8 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
 def items_left_estimate(user) -> int:
     """About how many more items this annotator can do: taking one pair of a scenario
     rules out the others that show the same answers, so pairs count once per
-    (character, scenario) under the reference design and n // 2 times under round-robin."""
+    (character, scenario) under the reference design and n // 2 times under round-robin;
+    diversity sets once per character."""
     now = timezone.now()
     character_ids = approved_character_ids(user)
     total = 0
@@ -168,7 +177,9 @@ def items_left_estimate(user) -> int:
         per_group = items_one_annotator_can_take_per_scenario(
             study.design, study.compared_sources.count() + 1
         )
-        left = groups * per_group + items.filter(kind=ItemKind.DIVERSITY).count()
+        # At most one diversity set per character (see available_items).
+        sets = items.filter(kind=ItemKind.DIVERSITY).values("character_id").distinct().count()
+        left = groups * per_group + sets
         if study.cap:
             left = min(left, study.cap - study.done)
         total += left
@@ -177,10 +188,14 @@ def items_left_estimate(user) -> int:
 
 def _candidates(user, study: Study, character_ids, now, *, gold: bool) -> list[int]:
     """Up to CANDIDATES items to try, best first: the least complete character first (when
-    the study balances characters), then items closest to completion, then at random."""
+    the study balances characters), then diversity sets, then items closest to
+    completion, then at random."""
     items = available_items(user, study, character_ids, now, gold=gold)
-    # Finish items before starting new ones, so complete items appear early.
-    order = ["-judgment_count", "?"]
+    # Diversity sets first: a set is closed to anyone who has already seen one of its
+    # answers in a pair, so late in a study nobody could take it. Then finish items
+    # before starting new ones, so complete items appear early.
+    diversity_first = Case(When(kind=ItemKind.DIVERSITY, then=0), default=1)
+    order = [diversity_first, "-judgment_count", "?"]
     if not study.balance_characters or gold:
         return list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES])
     # One character at a time: sorting one character's items is cheap, sorting a whole
