@@ -346,7 +346,11 @@ def study_progress(study: Study) -> dict:
                 distinct=True,
                 filter=Q(item__judgment_count__gt=0, item__judgment_count__lt=overlap),
             ),
-            judgments=Sum(Least(F("item__judgment_count"), Value(overlap))),
+            # A diversity set holds several answers of one source: count its judgments once.
+            judgments=Sum(
+                Least(F("item__judgment_count"), Value(overlap)),
+                filter=Q(item__kind=ItemKind.PAIR) | Q(slot=0),
+            ),
         )
         .order_by("answer__source__display_name")
     ]

@@ -55,6 +55,21 @@ def test_progress_counts_complete_in_progress_and_not_started(study, luffy, nats
     assert sum(row.items for label, row in by_source.items() if label != "Human fans") == n
 
 
+def test_a_diversity_set_counts_its_judgments_once_for_its_source(demo_dataset, luffy):
+    from tests.fixtures.studies import make_study
+
+    study = make_study(overlap=3, include_diversity=True, characters=[luffy])
+    diversity_set = Item.objects.filter(study=study, kind="diversity").first()
+    Item.objects.filter(pk=diversity_set.pk).update(judgment_count=2)
+    source = diversity_set.slots.first().answer.source
+
+    by_source = {row.label: row for row in selectors_staff.study_progress(study)["by_source"]}
+
+    row = by_source[source.display_name]
+    assert diversity_set.slots.count() == 4
+    assert (row.judgments, row.in_progress) == (2, 1)
+
+
 def test_judgments_beyond_the_overlap_do_not_count_twice(study):
     item = Item.objects.filter(study=study, is_gold=False).first()
     Item.objects.filter(pk=item.pk).update(judgment_count=7)
