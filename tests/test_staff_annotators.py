@@ -111,6 +111,7 @@ def test_an_automatic_pause_is_audited_without_an_actor(strict_study, alice):
         "status": "suspended",
         "automatic_pause": {"flags": 1, "study": strict_study.name},
     }
+    assert event.reason == f"paused automatically after 1 open quality flag in {strict_study.name}"
 
 
 @pytest.fixture

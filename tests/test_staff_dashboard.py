@@ -474,8 +474,11 @@ def test_flags_and_automatic_pauses_are_put_into_words_in_the_reader_language(
         client.get(f"/staff/studies/{study.slug}/").content.decode()
         + client.get(f"/staff/annotators/{profile.pk}/").content.decode()
     )
+    client.force_login(UserFactory(email="root@example.com", is_staff=True, is_superuser=True))
+    audit = client.get("/staff/audit/").content.decode()
 
     for sentence in said:
         assert sentence in html
+    assert said[-1] in audit
     for sentence in not_said:
         assert sentence not in html

@@ -62,3 +62,12 @@ class AuditEvent(models.Model):
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor_label or 'system'} {self.action}"
+
+    @property
+    def reason(self) -> str:
+        """The staff member's note or, for an automatic pause, why, in the active language."""
+        if not self.note and isinstance(self.after, dict) and self.after.get("automatic_pause"):
+            from .people import describe_automatic_pause
+
+            return describe_automatic_pause(self.after["automatic_pause"])
+        return self.note

@@ -45,13 +45,17 @@ class AnnotatorProfile(models.Model):
     def pause_description(self) -> str:
         """Why the annotator is suspended, in the active language for automatic pauses."""
         if self.automatic_pause:
-            count = int(self.automatic_pause.get("flags", 0))
-            return ngettext(
-                "paused automatically after %(count)d open quality flag in %(study)s",
-                "paused automatically after %(count)d open quality flags in %(study)s",
-                count,
-            ) % {"count": count, "study": self.automatic_pause.get("study", "")}
+            return describe_automatic_pause(self.automatic_pause)
         return self.paused_reason
+
+
+def describe_automatic_pause(pause: dict) -> str:
+    count = int(pause.get("flags", 0))
+    return ngettext(
+        "paused automatically after %(count)d open quality flag in %(study)s",
+        "paused automatically after %(count)d open quality flags in %(study)s",
+        count,
+    ) % {"count": count, "study": pause.get("study", "")}
 
 
 class QualificationStatus(models.TextChoices):
