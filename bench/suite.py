@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = [
     ("import", ["bench/import_speed.py", "--runs", "3"]),
     ("open", ["bench/open_study.py", "--runs", "3"]),
+    ("completion", ["bench/study_completion.py", "--seeds", "4"]),
     ("latency", ["bench/annotate_latency.py", "--requests", "100"]),
     ("load", ["bench/load.py"]),
     ("aggregate", ["bench/aggregate_scale.py", "--runs", "3", "--keep"]),

@@ -1,0 +1,107 @@
+"""Does a study finish with the number of annotators that create_study names?
+
+Simulated annotators (annotation.simulation) work through a study one item at a time,
+in turn, until none of them gets another item; the figure is how many judgments the
+study still lacks. Each layout runs with several seeds (the lease order is random) on
+a fresh SQLite database with the demo data of dialogues/demo_data (3 characters,
+8 scenarios, human + 3 LLMs).
+
+    .venv/bin/python bench/study_completion.py [--seeds 4]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import report
+from bench.import_speed import REPO, manage
+
+LAYOUTS = {
+    "pairs only, overlap 3, rounds 1-2": {"overlap": 3, "rounds": [1, 2], "diversity": False},
+    "with diversity sets, overlap 3, rounds 1-2": {
+        "overlap": 3,
+        "rounds": [1, 2],
+        "diversity": True,
+    },
+    "with diversity sets, overlap 2, round 1": {"overlap": 2, "rounds": [1], "diversity": True},
+}
+
+RUN = """
+import json, django
+django.setup()
+from django.conf import settings
+settings.CHATANIME_BOOTSTRAP_DRAWS = 10
+from annotation import services
+from annotation.models import Item, ItemKind
+from annotation.simulation import annotators_for, simulate_study
+from dialogues.importer import import_chatanime
+from dialogues.models import Character, Source, SourceKind
+import_chatanime({data!r})
+layout = {layout!r}
+study = services.study_create(
+    name="bench", reference=Source.objects.get(kind=SourceKind.HUMAN),
+    compared=list(Source.objects.filter(kind=SourceKind.LLM)),
+    characters=list(Character.objects.all()), rounds=layout["rounds"],
+    overlap=layout["overlap"], include_diversity=layout["diversity"],
+)
+services.study_open(study=study)
+annotators = annotators_for(study)
+simulate_study(study=study, annotators=annotators, seed={seed})
+items = Item.objects.filter(study=study)
+def missing(kind):
+    return sum(study.overlap - n for n in items.filter(kind=kind).values_list("judgment_count", flat=True))
+print(json.dumps({{
+    "annotators": annotators,
+    "judgments": items.count() * study.overlap,
+    "missing_pairs": missing(ItemKind.PAIR),
+    "missing_sets": missing(ItemKind.DIVERSITY),
+}}))
+"""
+
+
+def run(layout: dict, seed: int, url: str) -> dict:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.local",
+        "DATABASE_URL": url,
+    }
+    env.pop("REDIS_URL", None)
+    manage(url, "migrate", "--noinput")
+    code = RUN.format(data=str(REPO / "dialogues" / "demo_data"), layout=layout, seed=seed)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, check=True, capture_output=True, text=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=4)
+    args = parser.parse_args()
+    print(f"{'layout':45} {'annotators':>10} {'judgments':>9}  missing per seed (pairs + sets)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, layout in LAYOUTS.items():
+            results = [
+                run(layout, seed, f"sqlite:///{tmp}/completion-{seed}-{len(name)}.sqlite3")
+                for seed in range(args.seeds)
+            ]
+            missing = ", ".join(f"{r['missing_pairs']} + {r['missing_sets']}" for r in results)
+            print(
+                f"{name:45} {results[0]['annotators']:>10} {results[0]['judgments']:>9}  {missing}"
+            )
+            report(
+                "study completion",
+                f"{name}, {results[0]['annotators']} annotators",
+                f"{sum(r['missing_pairs'] + r['missing_sets'] for r in results)} of "
+                f"{results[0]['judgments'] * len(results)} judgments missing over "
+                f"{len(results)} seeds",
+            )
+
+
+if __name__ == "__main__":
+    main()
