@@ -44,10 +44,17 @@ def leases_expire() -> int:
     return services.leases_expire()
 
 
-@shared_task
+@shared_task(acks_late=True, reject_on_worker_lost=True)
 def export_job_run(job_id: int) -> str | None:
-    """Write a requested export file (see services.export_job_run)."""
+    """Write a requested export file (see services.export_job_run). Acknowledged only when
+    done, so that a worker that dies half-way leaves the job to another."""
     job = ExportJob.objects.filter(pk=job_id).first()
     if job is None:
         return None
     return services.export_job_run(job=job).status
+
+
+@shared_task
+def export_jobs_tidy() -> dict:
+    """The beat schedule's safety net for export jobs (see services.export_jobs_tidy)."""
+    return services.export_jobs_tidy()

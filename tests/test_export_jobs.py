@@ -305,3 +305,109 @@ def test_a_real_worker_writes_a_consistent_snapshot(
     manifest_name = next(n for n in archive.namelist() if n.endswith("manifest.json"))
     manifest = json.loads(archive.read(manifest_name))
     assert manifest["files"]["ratings-long.csv"]["rows"] == done.rows > 0
+
+
+# Tidying: lost messages, dead workers, old files ------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_job_whose_message_was_lost_is_sent_again_and_finishes(world):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    # Recorded but never sent to the workers, one of them 11 minutes ago.
+    lost = ExportJob.objects.create(
+        study=world["study"], requested_by=world["researcher"], kind="csv"
+    )
+    ExportJob.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(minutes=11))
+    recent = ExportJob.objects.create(
+        study=world["study"], requested_by=world["researcher"], kind="wide"
+    )
+
+    assert services.export_jobs_tidy() == {"requeued": 1, "expired": 0}
+
+    lost.refresh_from_db()
+    recent.refresh_from_db()
+    assert lost.status == ExportStatus.DONE and lost.rows > 0
+    assert recent.status == ExportStatus.QUEUED  # its message may still be on its way
+
+
+@pytest.mark.django_db
+def test_a_job_left_running_by_a_dead_worker_is_written_again(world):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    job = ExportJob.objects.create(
+        study=world["study"], requested_by=world["researcher"], kind="csv"
+    )
+    long_ago = timezone.now() - timedelta(hours=3)
+    ExportJob.objects.filter(pk=job.pk).update(status=ExportStatus.RUNNING, started_at=long_ago)
+    busy = ExportJob.objects.create(
+        study=world["study"], requested_by=world["researcher"], kind="wide"
+    )
+    ExportJob.objects.filter(pk=busy.pk).update(
+        status=ExportStatus.RUNNING, started_at=timezone.now() - timedelta(minutes=5)
+    )
+
+    assert services.export_jobs_tidy()["requeued"] == 1
+
+    job.refresh_from_db()
+    busy.refresh_from_db()
+    assert job.status == ExportStatus.DONE
+    assert busy.status == ExportStatus.RUNNING  # still within its time: left alone
+
+
+@pytest.mark.django_db
+def test_old_files_are_deleted_and_their_jobs_say_so(
+    client, world, media_root, settings, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.CHATANIME_EXPORT_KEEP_DAYS = 3
+    with django_capture_on_commit_callbacks(execute=True):
+        old = services.export_job_request(
+            study=world["study"], user=world["researcher"], kind="csv"
+        )
+        new = services.export_job_request(
+            study=world["study"], user=world["researcher"], kind="wide"
+        )
+    old.refresh_from_db()
+    new.refresh_from_db()
+    old_file = media_root / old.file.name
+    assert old_file.exists()
+    ExportJob.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=4))
+
+    assert services.export_jobs_tidy() == {"requeued": 0, "expired": 1}
+    assert services.export_jobs_tidy() == {"requeued": 0, "expired": 0}
+
+    old.refresh_from_db()
+    assert old.status == ExportStatus.EXPIRED and not old.file and not old_file.exists()
+    assert (media_root / new.file.name).exists()
+    client.force_login(world["researcher"])
+    assert client.get(f"/exports/{old.pk}/download/").status_code == 404
+    assert client.get(f"/exports/{new.pk}/download/").status_code == 200
+    page = client.get(f"/results/{world['study'].slug}/").content.decode()
+    assert "Deleted after 3 days; prepare it again if you need it." in page
+
+
+@pytest.mark.django_db
+def test_an_expired_job_whose_file_is_already_gone_is_no_error(world, media_root):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    job = ExportJob.objects.create(
+        study=world["study"], requested_by=world["researcher"], kind="csv"
+    )
+    ExportJob.objects.filter(pk=job.pk).update(
+        status=ExportStatus.DONE,
+        file="exports/removed-by-hand.csv",
+        finished_at=timezone.now() - timedelta(days=30),
+    )
+
+    assert services.export_jobs_tidy()["expired"] == 1
+    assert ExportJob.objects.get(pk=job.pk).status == ExportStatus.EXPIRED

@@ -19,6 +19,7 @@ class ExportStatus(models.TextChoices):
     RUNNING = "running", _("Running")
     DONE = "done", _("Ready")
     FAILED = "failed", _("Failed")
+    EXPIRED = "expired", _("Expired")
 
 
 class ExportJob(models.Model):

@@ -11,7 +11,7 @@ from .annotators import (
     memberships_add,
 )
 from .errors import AnnotationError
-from .exports import export_job_request, export_job_run
+from .exports import export_job_request, export_job_run, export_jobs_tidy
 from .judgments import Submission, judgment_submit
 from .leases import (
     approved_character_ids,
@@ -61,6 +61,7 @@ __all__ = [
     "consent_give",
     "export_job_request",
     "export_job_run",
+    "export_jobs_tidy",
     "flag_resolve",
     "gold_expectations_of",
     "gold_expectations_record",

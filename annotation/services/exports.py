@@ -7,10 +7,12 @@ import os
 import shutil
 import tempfile
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -87,6 +89,42 @@ def export_job_run(*, job: ExportJob) -> ExportJob:
         )
     job.refresh_from_db()
     return job
+
+
+# A job still queued after this long lost its message (a broker restart, a failed send
+# after the commit); one running this long lost its worker without the message coming back.
+REQUEUE_QUEUED_AFTER = timedelta(minutes=10)
+REQUEUE_RUNNING_AFTER = timedelta(hours=2)
+
+
+def export_jobs_tidy(*, now=None) -> dict:
+    """Send stuck jobs to the workers again, and delete files older than
+    CHATANIME_EXPORT_KEEP_DAYS (the job stays listed as expired). Safe to run at any time:
+    running a job twice writes the same file."""
+    from ..tasks import export_job_run
+
+    now = now or timezone.now()
+    stuck = ExportJob.objects.filter(
+        Q(status=ExportStatus.QUEUED, created_at__lt=now - REQUEUE_QUEUED_AFTER)
+        | Q(status=ExportStatus.RUNNING, started_at__lt=now - REQUEUE_RUNNING_AFTER)
+    ).values_list("pk", flat=True)
+    requeued = 0
+    for job_id in stuck:
+        export_job_run.delay(job_id)
+        requeued += 1
+    expired = 0
+    old = ExportJob.objects.filter(
+        status=ExportStatus.DONE,
+        finished_at__lt=now - timedelta(days=settings.CHATANIME_EXPORT_KEEP_DAYS),
+    )
+    for job in old:
+        if job.file:
+            job.file.storage.delete(job.file.name)  # a file already gone is no error
+        ExportJob.objects.filter(pk=job.pk, status=ExportStatus.DONE).update(
+            status=ExportStatus.EXPIRED, file=""
+        )
+        expired += 1
+    return {"requeued": requeued, "expired": expired}
 
 
 def _write(job: ExportJob, directory: Path, name: str) -> exports.FileSummary:

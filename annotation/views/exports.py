@@ -1,5 +1,6 @@
 """Export files prepared by a worker: request one, watch it, download it."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -24,6 +25,7 @@ def export_context(user, study) -> dict:
         "jobs": jobs,
         "exports_pending": any(job.pending for job in jobs),
         "export_kinds": ExportKind.choices,
+        "keep_days": settings.CHATANIME_EXPORT_KEEP_DAYS,
     }
 
 

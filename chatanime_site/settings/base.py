@@ -198,6 +198,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.tasks.open_studies_refresh",
         "schedule": crontab(minute="*/5"),
     },
+    "export-jobs-tidy": {
+        "task": "annotation.tasks.export_jobs_tidy",
+        "schedule": crontab(minute="*/10"),
+    },
 }
 
 REST_FRAMEWORK = {
@@ -257,6 +261,8 @@ SITE_URL = env("CHATANIME_SITE_URL", default="http://127.0.0.1:8000")
 CHATANIME_MAX_TEXT_LENGTH = env.int("CHATANIME_MAX_TEXT_LENGTH", default=4000)
 # Bootstrap resamples behind every confidence interval of the results.
 CHATANIME_BOOTSTRAP_DRAWS = env.int("CHATANIME_BOOTSTRAP_DRAWS", default=200)
+# Prepared export files are deleted this many days after they were written.
+CHATANIME_EXPORT_KEEP_DAYS = env.int("CHATANIME_EXPORT_KEEP_DAYS", default=7)
 
 LOGGING = {
     "version": 1,
