@@ -196,6 +196,79 @@ def test_a_recompute_whose_worker_is_killed_is_redelivered_and_stored_once(
     assert results.payload["leaderboard"]["human"]["fluency"]["n"] == expected["fluency"]
 
 
+# A worker killed half-way through an export file -----------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_export_whose_worker_is_killed_is_written_by_another_and_its_debris_removed(
+    postgres, private_redis, settings, demo_dataset, luffy, tmp_path, monkeypatch
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation import exports, services
+    from annotation.models import ExportJob, ExportStatus
+    from tests.factories import UserFactory
+
+    media = tmp_path / "media"
+    settings.MEDIA_ROOT = media
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 20
+    study = make_study(characters=[luffy], rounds=(1,), overlap=2)
+    simulate_study(study=study, annotators=4, seed=5)
+    marker = tmp_path / "export-paused"
+    database_url = database_url_of_test_database()
+    workers_env = {"CELERY_VISIBILITY_TIMEOUT": "3", "DJANGO_MEDIA_ROOT": str(media)}
+    queue = new_queue()
+
+    with publishing_to(private_redis.url, queue):
+        with running_worker(
+            database_url=database_url,
+            redis_url=private_redis.url,
+            queue=queue,
+            app="tests.fixtures.pausing_worker",
+            env={
+                **workers_env,
+                "CHATANIME_PAUSE_MARKER": str(marker),
+                "CHATANIME_PAUSE_IN": "export",
+            },
+        ) as doomed:
+            job = services.export_job_request(
+                study=study, user=UserFactory(email="r@example.com"), kind="csv"
+            )
+            assert wait_for(marker.exists, timeout=60), "the export never started"
+            doomed.send_signal(signal.SIGKILL)
+            doomed.wait(timeout=30)
+        killed_at = time.monotonic()
+        job.refresh_from_db()
+        assert job.status == ExportStatus.RUNNING and not job.file
+        partials = list((media / "exports").glob(".*"))
+        assert len(partials) == 1  # the half-written file, under its temporary name
+
+        wait_for(lambda: time.monotonic() - killed_at > 4, timeout=10)
+        with running_worker(
+            database_url=database_url, redis_url=private_redis.url, queue=queue, env=workers_env
+        ) as successor:
+            done = wait_for(
+                lambda: ExportJob.objects.filter(pk=job.pk, status=ExportStatus.DONE).first(),
+                timeout=120,
+            )
+            successor.send_signal(signal.SIGTERM)
+            log = successor.communicate(timeout=30)[0]
+
+    assert done is not None, f"the export was not redelivered:\n{log}"
+    expected = b"".join(exports.export_chunks(study, "csv", False))
+    assert (media / done.file.name).read_bytes() == expected
+    assert done.rows == Rating.objects.filter(judgment__item__study=study).count()
+    # Once no running job can own it, the beat's tidy-up removes the debris.
+    services.export_jobs_tidy()
+    assert len(list((media / "exports").glob(".*"))) == 1
+    later = timezone.now() + services.exports.REQUEUE_RUNNING_AFTER + timedelta(minutes=1)
+    services.export_jobs_tidy(now=later)
+    assert list((media / "exports").glob(".*")) == []
+    assert (media / done.file.name).exists()
+
+
 # PostgreSQL restarted --------------------------------------------------------------------
 
 SETUP_ANNOTATOR = """

@@ -98,9 +98,9 @@ REQUEUE_RUNNING_AFTER = timedelta(hours=2)
 
 
 def export_jobs_tidy(*, now=None) -> dict:
-    """Send stuck jobs to the workers again, and delete files older than
-    CHATANIME_EXPORT_KEEP_DAYS (the job stays listed as expired). Safe to run at any time:
-    running a job twice writes the same file."""
+    """Send stuck jobs to the workers again, delete files older than
+    CHATANIME_EXPORT_KEEP_DAYS (the job stays listed as expired) and what killed workers
+    left half-written. Safe to run at any time: running a job twice writes the same file."""
     from ..tasks import export_job_run
 
     now = now or timezone.now()
@@ -124,7 +124,23 @@ def export_jobs_tidy(*, now=None) -> dict:
             status=ExportStatus.EXPIRED, file=""
         )
         expired += 1
+    _remove_abandoned_partials(now - REQUEUE_RUNNING_AFTER)
     return {"requeued": requeued, "expired": expired}
+
+
+def _remove_abandoned_partials(before) -> None:
+    """A worker killed while writing leaves its partial file (or snapshot staging folder),
+    whose name starts with a dot; one older than any running job can be is abandoned."""
+    directory = Path(settings.MEDIA_ROOT) / EXPORT_DIRECTORY
+    if not directory.is_dir():
+        return
+    for path in directory.glob(".*"):
+        if path.stat().st_mtime >= before.timestamp():
+            continue
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def _write(job: ExportJob, directory: Path, name: str) -> exports.FileSummary:
