@@ -110,8 +110,30 @@ def test_an_automatic_pause_is_audited_without_an_actor(strict_study, alice):
     assert event.after == {
         "status": "suspended",
         "automatic_pause": {"flags": 1, "study": strict_study.name},
+        "leases_released": 0,
     }
     assert event.reason == f"paused automatically after 1 open quality flag in {strict_study.name}"
+
+
+def test_an_automatic_pause_returns_open_items_like_a_suspension(strict_study, alice):
+    """A low-agreement flag arrives from the worker while the annotator is mid-item."""
+    from annotation.models import Assignment, QualityFlag
+    from annotation.services.quality import pause_if_flagged
+
+    strict_study.pause_after_flags = 1
+    strict_study.save()
+    lease = lease_pair(alice)
+    QualityFlag.objects.create(
+        annotator=alice, study=strict_study, kind="low_agreement", figures={"distance": 2.6}
+    )
+
+    assert pause_if_flagged(annotator=alice, study=strict_study)
+    assert not pause_if_flagged(annotator=alice, study=strict_study)  # already paused
+
+    lease.refresh_from_db()
+    assert lease.state == "expired"
+    assert AuditEvent.objects.get(action="annotator.suspend").after["leases_released"] == 1
+    assert not Assignment.objects.filter(annotator=alice, state="active").exists()
 
 
 @pytest.fixture

@@ -36,24 +36,55 @@ def annotator_suspend(*, profile: AnnotatorProfile, actor, reason: str) -> Annot
     locked = _locked_profile(profile)
     if locked.status == ProfileStatus.SUSPENDED:
         raise AnnotationError("already_suspended", _("This annotator is already suspended."))
+    _suspend(locked, actor=actor, paused_reason=reason)
+    profile.status, profile.paused_reason = locked.status, locked.paused_reason
+    return profile
+
+
+@transaction.atomic
+def annotator_pause_automatically(*, annotator, study: Study, open_flags: int) -> bool:
+    """Suspend an approved annotator whose open quality flags in `study` reached its
+    threshold, as staff would, with the figures instead of a reason. False if they
+    were not approved (already suspended, say)."""
+    locked = (
+        AnnotatorProfile.objects.select_for_update()
+        .select_related("user")
+        .filter(user=annotator, status=ProfileStatus.APPROVED)
+        .first()
+    )
+    if locked is None:
+        return False
+    _suspend(
+        locked, actor=None, automatic_pause={"flags": open_flags, "study": study.name}, study=study
+    )
+    return True
+
+
+def _suspend(locked, *, actor, paused_reason="", automatic_pause=None, study=None) -> None:
+    """The one way an annotator gets suspended: the standing, their leases, the audit."""
     before = {"status": locked.status, "paused_reason": locked.paused_reason}
     locked.status = ProfileStatus.SUSPENDED
-    locked.paused_reason = reason
-    locked.save(update_fields=["status", "paused_reason"])
+    locked.paused_reason = paused_reason
+    locked.automatic_pause = automatic_pause or {}
+    locked.save(update_fields=["status", "paused_reason", "automatic_pause"])
     released = Assignment.objects.filter(
         annotator=locked.user, state=AssignmentState.ACTIVE
     ).update(state=AssignmentState.EXPIRED, expires_at=timezone.now())
+    after = {"status": locked.status, "leases_released": released}
+    if automatic_pause:
+        after["automatic_pause"] = automatic_pause
+    else:
+        after["paused_reason"] = paused_reason
     audit.record(
         actor=actor,
         action=AuditAction.ANNOTATOR_SUSPEND,
         target=locked,
         target_label=locked.pseudonym,
+        study=study,
         before=before,
-        after={"status": locked.status, "paused_reason": reason, "leases_released": released},
-        note=reason,
+        after=after,
+        note=paused_reason,
     )
-    profile.status, profile.paused_reason = locked.status, locked.paused_reason
-    return profile
 
 
 @transaction.atomic

@@ -10,16 +10,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..models import (
-    AnnotatorProfile,
     AuditAction,
     FlagKind,
     GoldCheck,
     Judgment,
     JudgmentDecision,
-    ProfileStatus,
     QualityFlag,
     Study,
 )
+from .annotators import annotator_pause_automatically
 
 
 def gold_failures(expectations, ratings: dict[tuple[int | None, int], int]) -> list[dict]:
@@ -104,24 +103,7 @@ def pause_if_flagged(*, annotator, study: Study) -> bool:
     ).count()
     if open_flags < study.pause_after_flags:
         return False
-    pause = {"flags": open_flags, "study": study.name}
-    updated = AnnotatorProfile.objects.filter(user=annotator, status=ProfileStatus.APPROVED).update(
-        status=ProfileStatus.SUSPENDED, paused_reason="", automatic_pause=pause
-    )
-    if updated:
-        from . import audit
-
-        profile = AnnotatorProfile.objects.get(user=annotator)
-        audit.record(
-            actor=None,
-            action=AuditAction.ANNOTATOR_SUSPEND,
-            target=profile,
-            target_label=profile.pseudonym,
-            study=study,
-            before={"status": ProfileStatus.APPROVED},
-            after={"status": ProfileStatus.SUSPENDED, "automatic_pause": pause},
-        )
-    return bool(updated)
+    return annotator_pause_automatically(annotator=annotator, study=study, open_flags=open_flags)
 
 
 def agreement_deviations(units, annotators, values) -> dict[int, tuple[float, int]]:
