@@ -131,7 +131,45 @@ def test_judgments_are_saved_while_redis_is_down_and_results_catch_up_after(
     assert results.judgments == counted_judgments(study) > 0
 
 
-# A worker killed half-way through a recompute ---------------------------------------------
+# A worker killed half-way through a task --------------------------------------------------
+
+
+def kill_half_way_then_redeliver(
+    *, redis_url, env, marker, pause_in, start, while_dead, finished, what
+):
+    """Run `start()` (it enqueues one task) on a worker that stops half-way through it
+    (tests.fixtures.pausing_worker), kill that worker, call `while_dead()`, then start a
+    successor and wait until `finished()` returns something. Returns (that, the
+    successor's log). `env` must give a short CELERY_VISIBILITY_TIMEOUT."""
+    database_url = database_url_of_test_database()
+    queue = new_queue()
+    with publishing_to(redis_url, queue):
+        with running_worker(
+            database_url=database_url,
+            redis_url=redis_url,
+            queue=queue,
+            app="tests.fixtures.pausing_worker",
+            env={**env, "CHATANIME_PAUSE_MARKER": str(marker), "CHATANIME_PAUSE_IN": pause_in},
+        ) as doomed:
+            start()
+            assert wait_for(marker.exists, timeout=60), f"the {what} never started"
+            assert marker.read_text() == str(doomed.pid)
+            doomed.send_signal(signal.SIGKILL)
+            doomed.wait(timeout=30)
+        killed_at = time.monotonic()
+        while_dead()
+
+        # The successor looks for abandoned tasks when it starts; by then the visibility
+        # timeout of the abandoned one must have run out.
+        wait_for(lambda: time.monotonic() - killed_at > 4, timeout=10)
+        with running_worker(
+            database_url=database_url, redis_url=redis_url, queue=queue, env=env
+        ) as successor:
+            found = wait_for(finished, timeout=120)
+            successor.send_signal(signal.SIGTERM)
+            log = successor.communicate(timeout=30)[0]
+    assert found is not None, f"the {what} was not redelivered:\n{log}"
+    return found, log
 
 
 @pytest.mark.django_db(transaction=True)
@@ -144,42 +182,21 @@ def test_a_recompute_whose_worker_is_killed_is_redelivered_and_stored_once(
     study.refresh_from_db()
     simulate_study(study=study, annotators=4, seed=5)
     StudyResults.objects.all().delete()  # simulate_study computed them in-process
-    marker = tmp_path / "recompute-paused"
-    database_url = database_url_of_test_database()
-    # Redis hands an unacknowledged task to another worker once this has passed.
-    visibility = {"CELERY_VISIBILITY_TIMEOUT": "3", "CHATANIME_BOOTSTRAP_DRAWS": "20"}
-    queue = new_queue()
 
-    with publishing_to(private_redis.url, queue):
-        with running_worker(
-            database_url=database_url,
-            redis_url=private_redis.url,
-            queue=queue,
-            app="tests.fixtures.pausing_worker",
-            env={**visibility, "CHATANIME_PAUSE_MARKER": str(marker)},
-        ) as doomed:
-            study_results_refresh.delay(study.pk)
-            assert wait_for(marker.exists, timeout=60), "the recompute never started"
-            assert marker.read_text() == str(doomed.pid)
-
-            doomed.send_signal(signal.SIGKILL)
-            doomed.wait(timeout=30)
-        killed_at = time.monotonic()
+    def nothing_stored():
         assert not StudyResults.objects.filter(study=study).exists()
 
-        # The successor looks for abandoned tasks when it starts; by then the visibility
-        # timeout of the abandoned one must have run out.
-        wait_for(lambda: time.monotonic() - killed_at > 4, timeout=10)
-        with running_worker(
-            database_url=database_url, redis_url=private_redis.url, queue=queue, env=visibility
-        ) as successor:
-            results = wait_for(
-                lambda: StudyResults.objects.filter(study=study).first(), timeout=120
-            )
-            successor.send_signal(signal.SIGTERM)
-            log = successor.communicate(timeout=30)[0]
+    results, log = kill_half_way_then_redeliver(
+        redis_url=private_redis.url,
+        env={"CELERY_VISIBILITY_TIMEOUT": "3", "CHATANIME_BOOTSTRAP_DRAWS": "20"},
+        marker=tmp_path / "recompute-paused",
+        pause_in="recompute",
+        start=lambda: study_results_refresh.delay(study.pk),
+        while_dead=nothing_stored,
+        finished=lambda: StudyResults.objects.filter(study=study).first(),
+        what="recompute",
+    )
 
-    assert results is not None, f"the task was not redelivered:\n{log}"
     assert "study_results_refresh" in log and "succeeded" in log
     assert StudyResults.objects.filter(study=study).count() == 1
     assert results.judgments == counted_judgments(study) > 0
@@ -196,12 +213,9 @@ def test_a_recompute_whose_worker_is_killed_is_redelivered_and_stored_once(
     assert results.payload["leaderboard"]["human"]["fluency"]["n"] == expected["fluency"]
 
 
-# A worker killed half-way through an export file -----------------------------------------
-
-
 @pytest.mark.django_db(transaction=True)
 def test_an_export_whose_worker_is_killed_is_written_by_another_and_its_debris_removed(
-    postgres, private_redis, settings, demo_dataset, luffy, tmp_path, monkeypatch
+    postgres, private_redis, settings, demo_dataset, luffy, tmp_path
 ):
     from datetime import timedelta
 
@@ -216,47 +230,34 @@ def test_an_export_whose_worker_is_killed_is_written_by_another_and_its_debris_r
     settings.CHATANIME_BOOTSTRAP_DRAWS = 20
     study = make_study(characters=[luffy], rounds=(1,), overlap=2)
     simulate_study(study=study, annotators=4, seed=5)
-    marker = tmp_path / "export-paused"
-    database_url = database_url_of_test_database()
-    workers_env = {"CELERY_VISIBILITY_TIMEOUT": "3", "DJANGO_MEDIA_ROOT": str(media)}
-    queue = new_queue()
+    requested = []
 
-    with publishing_to(private_redis.url, queue):
-        with running_worker(
-            database_url=database_url,
-            redis_url=private_redis.url,
-            queue=queue,
-            app="tests.fixtures.pausing_worker",
-            env={
-                **workers_env,
-                "CHATANIME_PAUSE_MARKER": str(marker),
-                "CHATANIME_PAUSE_IN": "export",
-            },
-        ) as doomed:
-            job = services.export_job_request(
+    def request_export():
+        requested.append(
+            services.export_job_request(
                 study=study, user=UserFactory(email="r@example.com"), kind="csv"
             )
-            assert wait_for(marker.exists, timeout=60), "the export never started"
-            doomed.send_signal(signal.SIGKILL)
-            doomed.wait(timeout=30)
-        killed_at = time.monotonic()
-        job.refresh_from_db()
+        )
+
+    def half_written():
+        job = ExportJob.objects.get(pk=requested[0].pk)
         assert job.status == ExportStatus.RUNNING and not job.file
         partials = list((media / "exports").glob(".*"))
         assert len(partials) == 1  # the half-written file, under its temporary name
 
-        wait_for(lambda: time.monotonic() - killed_at > 4, timeout=10)
-        with running_worker(
-            database_url=database_url, redis_url=private_redis.url, queue=queue, env=workers_env
-        ) as successor:
-            done = wait_for(
-                lambda: ExportJob.objects.filter(pk=job.pk, status=ExportStatus.DONE).first(),
-                timeout=120,
-            )
-            successor.send_signal(signal.SIGTERM)
-            log = successor.communicate(timeout=30)[0]
+    done, _log = kill_half_way_then_redeliver(
+        redis_url=private_redis.url,
+        env={"CELERY_VISIBILITY_TIMEOUT": "3", "DJANGO_MEDIA_ROOT": str(media)},
+        marker=tmp_path / "export-paused",
+        pause_in="export",
+        start=request_export,
+        while_dead=half_written,
+        finished=lambda: ExportJob.objects.filter(
+            pk=requested[0].pk, status=ExportStatus.DONE
+        ).first(),
+        what="export",
+    )
 
-    assert done is not None, f"the export was not redelivered:\n{log}"
     expected = b"".join(exports.export_chunks(study, "csv", False))
     assert (media / done.file.name).read_bytes() == expected
     assert done.rows == Rating.objects.filter(judgment__item__study=study).count()
