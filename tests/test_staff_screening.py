@@ -149,8 +149,9 @@ def test_a_claim_without_a_quiz_refuses_the_whole_batch(
         {"decision": "approve"},  # nothing chosen
         {"decision": "approve", "qualification": ["999999"]},  # unknown id
         {"decision": "maybe", "qualification": ["{pk}"]},  # unknown decision
+        {"decision": "approve", "qualification": ["²"]},  # a digit int() refuses
     ],
-    ids=["nothing chosen", "unknown application", "unknown decision"],
+    ids=["nothing chosen", "unknown application", "unknown decision", "superscript digit"],
 )
 def test_bad_review_requests_get_a_clear_error_and_change_nothing(
     client, manager, question_bank, luffy, post, django_capture_on_commit_callbacks
@@ -249,3 +250,10 @@ def test_a_rolled_back_review_sends_no_email(
 
     assert mail.outbox == []
     assert Qualification.objects.get(profile__user=fan).status == "passed"
+
+
+def test_filters_with_digits_that_are_not_plain_numbers_are_ignored(client, manager, study):
+    client.force_login(manager)
+    assert client.get("/staff/screening/", {"character": "²"}).status_code == 200
+    client.force_login(UserFactory(email="root@example.com", is_staff=True, is_superuser=True))
+    assert client.get("/staff/audit/", {"study": "²"}).status_code == 200

@@ -13,6 +13,7 @@ from dialogues.models import Answer, Character, Scenario, Source
 
 from .. import exports
 from ..models import Item, Judgment, Rating, Study
+from ..parsing import whole_number
 from . import serializers
 from .permissions import IsResearcher
 
@@ -36,8 +37,8 @@ class FilteredViewSet(viewsets.ReadOnlyModelViewSet):
             value = self.request.query_params.get(parameter)
             if value in (None, ""):
                 continue
-            if lookup.endswith(("round", "number", "_id", "character")) and not (
-                value.isascii() and value.isdigit()
+            if lookup.endswith(("round", "number", "_id", "character")) and (
+                whole_number(value) is None
             ):
                 raise ValidationError({parameter: "must be a whole number"})
             queryset = queryset.filter(**{lookup: value})

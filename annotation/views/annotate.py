@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from .. import selectors, services
 from ..models import Assignment, AssignmentState
+from ..parsing import whole_number
 from ..selectors import Step
 
 TEMPLATE = "annotation/annotate.html"
@@ -77,11 +78,6 @@ def item(request, token):
     return _render(request, assignment)
 
 
-def _is_whole_number(raw: str) -> bool:
-    # str.isdigit() also accepts "²" and other digits that int() refuses.
-    return raw.isascii() and raw.isdigit()
-
-
 def submission_from_post(post, assignment) -> tuple[services.Submission, dict]:
     """Read the form. Values that are not whole numbers are passed on as 0, which the
     service refuses as out of range; missing values are simply absent."""
@@ -94,7 +90,7 @@ def submission_from_post(post, assignment) -> tuple[services.Submission, dict]:
             if raw == "":
                 continue
             posted[name] = raw
-            ratings[(position, metric.slug)] = int(raw) if _is_whole_number(raw) else 0
+            ratings[(position, metric.slug)] = whole_number(raw) or 0
     for name in ("preference", "guess", "comment"):
         posted[name] = post.get(name, "")
     return (

@@ -10,6 +10,7 @@ from dialogues.models import Character
 
 from .. import selectors, services
 from ..models import Qualification, QualificationStatus
+from ..parsing import whole_number, whole_numbers
 
 
 @login_required
@@ -49,7 +50,7 @@ def characters(request):
     all_characters = list(Character.objects.order_by("work_zh", "name_zh"))
     claimed = {q.character_id for q in selectors.qualifications_of(request.user)}
     if request.method == "POST":
-        ids = {int(pk) for pk in request.POST.getlist("character") if pk.isascii() and pk.isdigit()}
+        ids = set(whole_numbers(request.POST.getlist("character")))
         chosen = [c for c in all_characters if c.pk in ids]
         try:
             services.characters_claim(user=request.user, characters=chosen)
@@ -86,9 +87,9 @@ def quiz(request, character_id):
     if request.method == "POST":
         choices = {}
         for question in questions:
-            raw = request.POST.get(f"q{question.pk}", "")
-            if raw.isascii() and raw.isdigit():
-                choices[question.pk] = int(raw)
+            choice = whole_number(request.POST.get(f"q{question.pk}", ""))
+            if choice is not None:
+                choices[question.pk] = choice
         try:
             result = services.quiz_submit(
                 user=request.user,

@@ -26,13 +26,10 @@ from ..models import (
     StudyMembership,
     StudyStatus,
 )
+from ..parsing import whole_number, whole_numbers
 from ..roles import admin_required, study_manager_required
 
 PAGE_SIZE = 50
-
-
-def _ids(values) -> list[int]:
-    return [int(v) for v in values if v.isdigit()]
 
 
 def _page(request, rows):
@@ -47,7 +44,7 @@ def _queue_context(request):
     if status not in QualificationStatus.values:
         status = QualificationStatus.PASSED
     character = request.GET.get("character") or request.POST.get("character") or ""
-    character = int(character) if str(character).isdigit() else None
+    character = whole_number(character)
     return {
         "page": _page(request, reads.screening_queue(status=status, character_id=character)),
         "counts": reads.queue_counts(),
@@ -69,7 +66,7 @@ def screening_queue(request):
 def screening_review(request):
     """Approve or reject the chosen applications, one note for all of them."""
     decision = request.POST.get("decision")
-    ids = _ids(request.POST.getlist("qualification"))
+    ids = whole_numbers(request.POST.getlist("qualification"))
     qualifications = list(Qualification.objects.filter(pk__in=ids))
     error = None
     if decision not in ("approve", "reject"):
@@ -322,7 +319,7 @@ def study_assignment(request, slug):
 def membership_add(request, slug):
     study = get_object_or_404(Study, slug=slug)
     profiles = AnnotatorProfile.objects.filter(
-        pk__in=_ids(request.POST.getlist("profile"))
+        pk__in=whole_numbers(request.POST.getlist("profile"))
     ).select_related("user")
     try:
         added = services.memberships_add(
@@ -331,7 +328,7 @@ def membership_add(request, slug):
             actor=request.user,
             cap=request.POST.get("cap", ""),
             characters=list(
-                Character.objects.filter(pk__in=_ids(request.POST.getlist("character")))
+                Character.objects.filter(pk__in=whole_numbers(request.POST.getlist("character")))
             ),
         )
     except services.AnnotationError as refusal:
@@ -380,7 +377,7 @@ def audit_log(request):
     action = request.GET.get("action", "")
     action = action if action in AuditAction.values else ""
     study = request.GET.get("study", "")
-    study = int(study) if study.isdigit() else None
+    study = whole_number(study)
     actor = request.GET.get("actor", "").strip()
     return render(
         request,

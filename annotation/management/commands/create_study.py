@@ -3,6 +3,7 @@ from django.db.models import Q
 
 from annotation import selectors, services
 from annotation.models import PairingDesign
+from annotation.parsing import whole_number
 from dialogues.models import Character, Source, SourceKind
 
 
@@ -90,8 +91,8 @@ class Command(BaseCommand):
         found, missing = [], []
         for name in wanted:
             query = Q(key=name) | Q(name_zh=name) | Q(name_en__iexact=name)
-            if name.isdigit():
-                query |= Q(pk=int(name))
+            if (pk := whole_number(name)) is not None:
+                query |= Q(pk=pk)
             character = Character.objects.filter(query).first()
             (found if character else missing).append(character or name)
         if missing:
