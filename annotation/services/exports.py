@@ -151,11 +151,12 @@ def _write(job: ExportJob, directory: Path, name: str) -> exports.FileSummary:
             if job.kind == ExportKind.SNAPSHOT:
                 rows = _snapshot_zip(job, directory, stream)
             else:
+                # Counted and hashed as it is written.
                 summary = exports.export_write(
                     stream, job.study, job.kind, job.include_excluded, bom=job.bom
                 )
-                rows = summary.rows
-        summary = _summary_of(Path(partial), rows)
+        if job.kind == ExportKind.SNAPSHOT:
+            summary = _summary_of(Path(partial), rows)  # the zip's own bytes
         os.replace(partial, directory / name)
         return summary
     except BaseException:
