@@ -136,8 +136,9 @@ def _distances_by_pseudonym(pseudonyms: set[str]) -> dict[str, float]:
     """Each annotator's mean distance from the other annotators, over every study's
     latest results, weighted by the ratings compared (what the workers computed)."""
     totals: dict[str, list[float]] = {}
-    for payload in StudyResults.objects.values_list("payload", flat=True):
-        for pseudonym, figures in (payload.get("annotators") or {}).items():
+    # Only the annotators' part of each results document, not the leaderboards.
+    for annotators in StudyResults.objects.values_list("payload__annotators", flat=True):
+        for pseudonym, figures in (annotators or {}).items():
             distance, units = figures.get("mean_distance"), figures.get("units_compared") or 0
             if pseudonym in pseudonyms and distance is not None and units:
                 total = totals.setdefault(pseudonym, [0.0, 0])
