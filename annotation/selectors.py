@@ -5,7 +5,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 from django.utils import timezone
 
 from dialogues.models import Answer
@@ -311,19 +311,32 @@ def annotators_needed_by_character(study) -> dict[int, int]:
 
 def study_capacity(study) -> list[CharacterCapacity]:
     """Per character: the approved annotators the design needs (never the same answer
-    twice to one annotator) and how many it has."""
+    twice to one annotator) and how many the study can draw on. Simulated annotators
+    are no real capacity; a members-only study counts its approved members alone."""
+    from .models import StudyMembership
+
     needed = annotators_needed_by_character(study)
-    approved = dict(
-        Qualification.objects.filter(
-            status=QualificationStatus.APPROVED,
-            profile__status=ProfileStatus.APPROVED,
-            character__in=study.characters.all(),
-        )
-        .values_list("character_id")
-        .annotate(n=Count("pk"))
+    approved = Qualification.objects.filter(
+        status=QualificationStatus.APPROVED,
+        profile__status=ProfileStatus.APPROVED,
+        profile__simulated=False,
+        character__in=study.characters.all(),
     )
+    if study.memberships.exists():
+        # A member counts for a character if assigned to all of the study's characters
+        # (none chosen) or to that one.
+        assigned = StudyMembership.characters.through.objects.filter(
+            studymembership__study=study,
+            studymembership__annotator=OuterRef("profile__user"),
+            character=OuterRef("character"),
+        )
+        unrestricted = StudyMembership.objects.filter(
+            study=study, annotator=OuterRef("profile__user"), characters__isnull=True
+        )
+        approved = approved.filter(Exists(assigned) | Exists(unrestricted))
+    counts = dict(approved.values_list("character_id").annotate(n=Count("pk")))
     return [
-        CharacterCapacity(character=c, needed=needed[c.pk], approved=approved.get(c.pk, 0))
+        CharacterCapacity(character=c, needed=needed[c.pk], approved=counts.get(c.pk, 0))
         for c in study.characters.order_by("pk")
     ]
 

@@ -10,7 +10,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import (
     CharField,
     Count,
-    Exists,
     F,
     Min,
     OuterRef,
@@ -40,7 +39,6 @@ from .models import (
     StudyMembership,
     StudyResults,
 )
-from .selectors import annotators_needed_by_character
 
 # Screening ---------------------------------------------------------------------------
 
@@ -182,46 +180,6 @@ def _ids(queryset) -> list[str]:
 
 
 # Assignment and coverage -------------------------------------------------------------
-
-
-@dataclass
-class Coverage:
-    character: object
-    needed: int
-    approved: int  # approved annotators who can work on the study (members, if it has any)
-
-    @property
-    def short(self) -> int:
-        return max(0, self.needed - self.approved)
-
-
-def study_coverage(study: Study) -> list[Coverage]:
-    """Per character: the approved annotators the overlap needs and how many the study
-    can draw on. A members-only study counts its approved members alone."""
-    needed = annotators_needed_by_character(study)
-    approved = Qualification.objects.filter(
-        status=QualificationStatus.APPROVED,
-        profile__status=ProfileStatus.APPROVED,
-        profile__simulated=False,  # simulate_study's annotators are no real capacity
-        character__in=study.characters.all(),
-    )
-    if study.memberships.exists():
-        # A member counts for a character if assigned to all of the study's characters
-        # (none chosen) or to that one.
-        assigned = StudyMembership.characters.through.objects.filter(
-            studymembership__study=study,
-            studymembership__annotator=OuterRef("profile__user"),
-            character=OuterRef("character"),
-        )
-        unrestricted = StudyMembership.objects.filter(
-            study=study, annotator=OuterRef("profile__user"), characters__isnull=True
-        )
-        approved = approved.filter(Exists(assigned) | Exists(unrestricted))
-    counts = dict(approved.values_list("character_id").annotate(n=Count("pk")))
-    return [
-        Coverage(character=c, needed=needed[c.pk], approved=counts.get(c.pk, 0))
-        for c in study.characters.order_by("pk")
-    ]
 
 
 def study_members(study: Study) -> list[dict]:

@@ -4,7 +4,7 @@ and the coverage of each character: every change audited, bad input refused."""
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation import selectors_staff, services
+from annotation import selectors, selectors_staff, services
 from annotation.models import (
     AnnotatorProfile,
     Assignment,
@@ -246,7 +246,7 @@ def test_assigning_nobody_or_a_member_twice_is_refused(client, manager, study, a
 
 
 def test_coverage_shows_the_gap_per_character(client, manager, study, alice, bob, carol):
-    rows = {row.character.name_zh: row for row in selectors_staff.study_coverage(study)}
+    rows = {row.character.name_zh: row for row in selectors.study_capacity(study)}
 
     # Three compared sources x two rounds x overlap 3 under the reference design.
     assert rows["蒙奇·D·路飞"].needed == 18
@@ -255,7 +255,7 @@ def test_coverage_shows_the_gap_per_character(client, manager, study, alice, bob
 
     # A members-only study counts its members alone.
     services.membership_add(study=study, annotator=alice, actor=manager)
-    rows = {row.character.name_zh: row for row in selectors_staff.study_coverage(study)}
+    rows = {row.character.name_zh: row for row in selectors.study_capacity(study)}
     assert rows["蒙奇·D·路飞"].approved == 1 and rows["夏目贵志"].approved == 0
 
     client.force_login(manager)
@@ -379,7 +379,7 @@ def test_a_member_assigned_to_some_characters_rates_only_those(
         submit(both, lease)
     event = AuditEvent.objects.get(action="membership.add")
     assert event.after["characters"] == [natsume.pk]
-    rows = {row.character.pk: row.approved for row in selectors_staff.study_coverage(study)}
+    rows = {row.character.pk: row.approved for row in selectors.study_capacity(study)}
     assert rows[natsume.pk] == 1 and rows[luffy.pk] == 0
 
 
@@ -408,6 +408,6 @@ def test_simulated_annotators_are_no_capacity(study, alice, luffy):
     simulated = approved_annotator("sim@example.com", [luffy])
     AnnotatorProfile.objects.filter(user=simulated).update(simulated=True)
 
-    rows = {row.character.pk: row.approved for row in selectors_staff.study_coverage(study)}
+    rows = {row.character.pk: row.approved for row in selectors.study_capacity(study)}
 
     assert rows[luffy.pk] == 1

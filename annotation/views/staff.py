@@ -12,8 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from dialogues.models import Character
 
+from .. import selectors, services
 from .. import selectors_staff as reads
-from .. import services
 from ..models import (
     AnnotatorProfile,
     AuditAction,
@@ -307,7 +307,7 @@ def study_assignment(request, slug):
         "staff/assignment.html",
         {
             "study": study,
-            "coverage": reads.study_coverage(study),
+            "coverage": selectors.study_capacity(study),
             "members": reads.study_members(study),
             "candidates": reads.assignable_annotators(study),
         },
