@@ -17,7 +17,12 @@ STUDY_MANAGERS_GROUP = "study managers"
 
 
 def _in_group(user, name: str) -> bool:
-    return user.groups.filter(name=name).exists()
+    # The navigation asks about roles several times per page: the groups are read once
+    # per request (the user object lives as long as the request).
+    names = getattr(user, "_role_groups", None)
+    if names is None:
+        names = user._role_groups = frozenset(user.groups.values_list("name", flat=True))
+    return name in names
 
 
 def is_admin(user) -> bool:
