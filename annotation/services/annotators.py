@@ -16,10 +16,11 @@ from ..models import (
 )
 from . import audit
 from .errors import AnnotationError
+from .text import plain_text
 
 
 def _require_reason(reason: str) -> str:
-    reason = reason.strip()
+    reason = plain_text(reason)
     if not reason:
         raise AnnotationError("reason", _("Please give a reason."))
     return reason

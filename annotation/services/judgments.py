@@ -22,6 +22,7 @@ from ..models import (
 from . import quality
 from .errors import AnnotationError
 from .leases import _active_assignment_for_update
+from .text import plain_text
 
 logger = logging.getLogger(__name__)
 
@@ -125,8 +126,7 @@ def _judgment_submit(*, user, token: str, submission: Submission, simulated: boo
         is_tie=is_tie,
         human_guess_id=guess,
         human_guess_asked=guess_asked,
-        # PostgreSQL text cannot hold NUL characters; they carry nothing in a comment.
-        comment=submission.comment.replace("\x00", "").strip()[:2000],
+        comment=plain_text(submission.comment, 2000),
         simulated=simulated,
     )
     metric_ids = {m.slug: m.pk for m in metrics}

@@ -37,6 +37,7 @@ from ..models import (
     StudyStatus,
 )
 from .errors import AnnotationError
+from .text import plain_text
 
 CANDIDATES = 20
 
@@ -319,11 +320,11 @@ def leases_expire() -> int:
 @transaction.atomic
 def assignment_skip(*, user, token: str, reason: str) -> Assignment:
     assignment = _active_assignment_for_update(user=user, token=token)
-    reason = reason.strip()
+    reason = plain_text(reason, 200)
     if not reason:
         raise AnnotationError("skip_reason", _("Please say why you skip this item."))
     assignment.state = AssignmentState.SKIPPED
-    assignment.skip_reason = reason[:200]
+    assignment.skip_reason = reason
     assignment.save(update_fields=["state", "skip_reason"])
     return assignment
 

@@ -19,6 +19,7 @@ from ..models import (
     Study,
 )
 from .annotators import annotator_pause_automatically
+from .text import plain_text
 
 
 def gold_failures(expectations, ratings: dict[tuple[int | None, int], int]) -> list[dict]:
@@ -169,7 +170,7 @@ def judgment_exclude(
     from . import audit
     from .errors import AnnotationError
 
-    reason = reason.strip()
+    reason = plain_text(reason)
     if not reason:
         raise AnnotationError("reason", _("Please give a reason."))
     locked = Judgment.objects.select_for_update().select_related("item__study").get(pk=judgment.pk)
@@ -221,6 +222,6 @@ def flag_resolve(*, flag: QualityFlag, resolved_by, note: str = "") -> QualityFl
         study=flag.study,
         before={"resolved": False},
         after={"resolved": True},
-        note=note.strip(),
+        note=plain_text(note),
     )
     return flag

@@ -23,6 +23,7 @@ from ..models import (
     StudyStatus,
 )
 from .errors import AnnotationError
+from .text import plain_text
 
 MAX_QUIZ_ATTEMPTS = 2
 QUIZ_LENGTH = 5
@@ -112,7 +113,7 @@ def quiz_submit(
     correct = sum(1 for q in questions if choices[q.pk] == q.correct_choice)
     qualification.quiz_score = correct / len(questions)
     qualification.quiz_attempts += 1
-    qualification.roleplay_sample = roleplay_sample.strip()[:2000]
+    qualification.roleplay_sample = plain_text(roleplay_sample, 2000)
     passed = qualification.quiz_score >= screening_pass_mark(character)
     qualification.status = QualificationStatus.PASSED if passed else QualificationStatus.FAILED
     qualification.save()
@@ -156,7 +157,7 @@ def qualifications_review(
             "not_reviewable",
             _("An applicant has not taken the quiz for that character yet; nothing was changed."),
         )
-    note = note.strip()
+    note = plain_text(note)
     reviewed = []
     for original in qualifications:
         qualification = locked[original.pk]

@@ -21,6 +21,7 @@ from ..models import (
 )
 from . import audit
 from .errors import AnnotationError
+from .text import plain_text
 
 BATCH_SIZE = 5000
 
@@ -173,7 +174,7 @@ def study_caps_set(*, study: Study, actor, caps: dict, note: str = "") -> Study:
         study=locked,
         before=before,
         after=after,
-        note=note.strip(),
+        note=plain_text(note),
     )
     return study
 
