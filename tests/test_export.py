@@ -183,6 +183,9 @@ def hostile(demo_dataset, luffy, settings):
     )
     profile = AnnotatorProfile.objects.filter(user=judgments[0].annotator).get()
     AnnotatorProfile.objects.filter(pk=profile.pk).update(pseudonym="-dash")
+    other = judgments[-1].annotator
+    assert other != judgments[0].annotator
+    AnnotatorProfile.objects.filter(user=other).update(pseudonym="\ttab")
     Character.objects.filter(pk=luffy.pk).update(key="=《海贼王》的路飞")
     return study
 
@@ -220,7 +223,7 @@ def test_copy_writes_the_same_bytes_as_the_python_rows(
         ).count()
     )
     assert {r["comment"] for r in rows} >= {'\'=HYPERLINK("http://evil")', "two\nlines", "\\."}
-    assert "'-dash" in {r["annotator"] for r in rows}
+    assert {"'-dash", "'\ttab"} <= {r["annotator"] for r in rows}
     assert {r["seconds_on_task"] for r in rows} >= {"2.675", "12.0", "0.0", "1234.568", "30.101"}
     assert "2026-01-02T03:04:05.000000Z" in {r["submitted_at"] for r in rows}
     assert {r["position"] for r in rows} == {"left", "right", "set"}

@@ -18,13 +18,18 @@ from collections.abc import Iterator
 from django.db import connection
 from psycopg import sql
 
+from .rows import FORMULA_STARTS
+
 CHUNK_BYTES = 256 * 1024
+# The same characters as `neutralise`'s, written as chr() so that the tab and carriage
+# return do not break the statement's single line.
+_FORMULA_STARTS = ", ".join(f"chr({ord(start)})" for start in FORMULA_STARTS)
 
 
 def _text(expression: str) -> str:
     """A text column as `neutralise` leaves it, empty as NULL."""
     return (
-        f"NULLIF(CASE WHEN left({expression}, 1) IN ('=', '+', '-', '@') "
+        f"NULLIF(CASE WHEN left({expression}, 1) IN ({_FORMULA_STARTS}) "
         f"THEN '''' || {expression} ELSE {expression} END, '')"
     )
 
