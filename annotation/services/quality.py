@@ -132,17 +132,24 @@ def agreement_deviations(units, annotators, values) -> dict[int, tuple[float, in
     return {int(a): (float(sums[i] / n[i]), int(n[i])) for i, a in enumerate(ids.tolist())}
 
 
-def low_agreement_flags(*, study: Study, data=None) -> list[QualityFlag]:
-    """Flag annotators whose ratings sit far from the other annotators' on shared items.
-    Idempotent: an annotator keeps at most one open low-agreement flag per study."""
-    from .results import load_ratings
-
-    data = data if data is not None else load_ratings(study)
-    deviations = agreement_deviations(
+def deviations_of(data) -> dict[int, tuple[float, int]]:
+    """`agreement_deviations` over a study's loaded ratings (results.load_ratings); the
+    unit is one answer on one metric within one item."""
+    return agreement_deviations(
         data["item"] * 1_000_000_000 + data["answer"] * 1000 + data["metric"],
         data["annotator"],
         data["value"],
     )
+
+
+def low_agreement_flags(*, study: Study, data=None, deviations=None) -> list[QualityFlag]:
+    """Flag annotators whose ratings sit far from the other annotators' on shared items.
+    Idempotent: an annotator keeps at most one open low-agreement flag per study.
+    `deviations` (from `deviations_of`) saves computing them again."""
+    if deviations is None:
+        from .results import load_ratings
+
+        deviations = deviations_of(data if data is not None else load_ratings(study))
     created = []
     for annotator_id, (distance, units) in deviations.items():
         if units < study.low_agreement_min_units or distance <= study.low_agreement_threshold:

@@ -37,7 +37,7 @@ from ..stats.agreement import (
     within_one,
 )
 from ..stats.estimates import bradley_terry_bootstrap, cluster_bootstrap_means, wilson_interval
-from .quality import agreement_deviations, low_agreement_flags
+from .quality import deviations_of, low_agreement_flags
 
 VALUES = [1, 2, 3, 4, 5]
 
@@ -188,11 +188,13 @@ def _index(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def study_recompute(*, study: Study) -> StudyResults:
     """Everything the workers derive from a study, from one read of its ratings."""
     data = load_ratings(study)
-    low_agreement_flags(study=study, data=data)
-    return results_refresh(study=study, data=data)
+    # Computed once: the flags and the annotators' quality figures both use them.
+    deviations = deviations_of(data)
+    low_agreement_flags(study=study, deviations=deviations)
+    return results_refresh(study=study, data=data, deviations=deviations)
 
 
-def results_refresh(*, study: Study, data=None) -> StudyResults:
+def results_refresh(*, study: Study, data=None, deviations=None) -> StudyResults:
     started = time.perf_counter()
     draws = settings.CHATANIME_BOOTSTRAP_DRAWS
     data = data if data is not None else load_ratings(study)
@@ -243,7 +245,9 @@ def results_refresh(*, study: Study, data=None) -> StudyResults:
     payload["diversity"] = _diversity(data, sources, draws)
     payload["paired_differences"] = _paired_differences(study, data, metric_by_id, sources, draws)
     payload.update(_preferences(study, judgments, sources, draws))
-    payload["annotators"] = _annotator_quality(study, data)
+    payload["annotators"] = _annotator_quality(
+        study, deviations if deviations is not None else deviations_of(data)
+    )
     payload["seconds"] = round(time.perf_counter() - started, 3)
 
     with transaction.atomic():
@@ -595,12 +599,10 @@ def _preferences(study, judgments, sources, draws: int) -> dict:
     return out
 
 
-def _annotator_quality(study, data) -> dict:
+def _annotator_quality(study, deviations) -> dict:
     """Per annotator (by pseudonym): judgments, distance from the others, gold accuracy,
     open flags."""
     pseudonyms = dict(AnnotatorProfile.objects.values_list("user_id", "pseudonym"))
-    unit = data["item"] * 1_000_000_000 + data["answer"] * 1000 + data["metric"]
-    deviations = agreement_deviations(unit, data["annotator"], data["value"])
 
     judged = dict(
         Judgment.objects.filter(item__study=study)
