@@ -59,4 +59,5 @@ def role_required(check):
 
 
 study_manager_required = role_required(is_study_manager)
+researcher_required = role_required(is_researcher)
 admin_required = role_required(is_admin)

@@ -2,20 +2,13 @@
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .. import selectors, services
 from ..models import ExportJob, ExportKind, ExportStatus, Study
-from ..roles import is_researcher
-
-
-def _researchers_only(request):
-    if not is_researcher(request.user):
-        raise PermissionDenied
+from ..roles import is_admin, researcher_required
 
 
 def export_context(user, study) -> dict:
@@ -38,11 +31,10 @@ def _jobs_fragment(request, study, status=200, error=None):
     )
 
 
-@login_required
+@researcher_required
 @require_http_methods(["GET", "POST"])
 def export_jobs(request, slug):
     """GET: the researcher's latest jobs (polled while one is running). POST: a new job."""
-    _researchers_only(request)
     study = get_object_or_404(Study, slug=slug)
     if request.method == "GET":
         if not request.htmx:
@@ -66,13 +58,12 @@ def export_jobs(request, slug):
     return redirect("results-study", slug=study.slug)
 
 
-@login_required
+@researcher_required
 @require_GET
 def export_download(request, pk):
-    """The finished file, streamed from disk. Only its requester (or staff) gets it."""
-    _researchers_only(request)
+    """The finished file, streamed from disk. Only its requester (or an admin) gets it."""
     job = get_object_or_404(ExportJob.objects.select_related("study"), pk=pk)
-    if job.requested_by_id != request.user.pk and not request.user.is_staff:
+    if job.requested_by_id != request.user.pk and not is_admin(request.user):
         raise Http404
     if job.status != ExportStatus.DONE or not job.file:
         raise Http404

@@ -3,38 +3,29 @@
 import logging
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from .. import selectors
 from ..models import Study
-from ..roles import is_researcher, is_study_manager
+from ..roles import researcher_required, study_manager_required
 from .exports import export_context
 
 logger = logging.getLogger(__name__)
 
 
-def _researchers_only(request):
-    if not is_researcher(request.user):
-        raise PermissionDenied
-
-
-@login_required
+@researcher_required
 @require_GET
 def study_list(request):
-    _researchers_only(request)
     return render(
         request, "annotation/results_list.html", {"studies": selectors.studies_with_results()}
     )
 
 
-@login_required
+@researcher_required
 @require_GET
 def study_results(request, slug):
-    _researchers_only(request)
     study = get_object_or_404(Study, slug=slug)
     view = selectors.results_view(
         study,
@@ -48,12 +39,10 @@ def study_results(request, slug):
     )
 
 
-@login_required
+@study_manager_required
 @require_POST
 def refresh(request, slug):
     """Staff ask for a recompute now instead of waiting for the next one."""
-    if not is_study_manager(request.user):
-        raise PermissionDenied
     study = get_object_or_404(Study, slug=slug)
     from ..tasks import study_results_refresh
 
