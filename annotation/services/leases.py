@@ -78,16 +78,16 @@ def _studies_with_room(user, character_ids, now, only_study=None) -> list[Study]
     if only_study is not None:
         studies = studies.filter(pk=only_study.pk)
     studies = list(studies.distinct())
-    personal_caps = dict(
-        StudyMembership.objects.filter(
-            annotator=user, study__in=studies, cap__isnull=False
-        ).values_list("study_id", "cap")
-    )
+    # The annotator's memberships, one row per assigned character (None: all of them).
+    personal_caps: dict[int, int] = {}
     assigned_characters: dict[int, set[int]] = {}
-    for study_id, character_id in StudyMembership.characters.through.objects.filter(
-        studymembership__annotator=user, studymembership__study__in=studies
-    ).values_list("studymembership__study_id", "character_id"):
-        assigned_characters.setdefault(study_id, set()).add(character_id)
+    for study_id, cap, character_id in StudyMembership.objects.filter(
+        annotator=user, study__in=studies
+    ).values_list("study_id", "cap", "characters"):
+        if cap is not None:
+            personal_caps[study_id] = cap
+        if character_id is not None:
+            assigned_characters.setdefault(study_id, set()).add(character_id)
     counts = {
         row["item__study"]: row
         for row in Judgment.objects.filter(annotator=user, item__study__in=studies)
