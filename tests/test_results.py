@@ -233,6 +233,30 @@ def test_a_study_without_results_says_so(client, study, researcher):
     assert 'data-testid="no-results"' in html
 
 
+def test_a_study_with_only_diversity_sets_judged_has_results(
+    client, demo_dataset, researcher, luffy
+):
+    """Sets come first, so a new study's first judgments are all sets."""
+    from annotation.models import ItemKind
+    from tests.test_assignment_policy import submit
+
+    study = make_study(include_diversity=True, characters=[luffy])
+    annotator = approved_annotator("first@example.com", [luffy])
+    lease = services.assignment_next(user=annotator)
+    assert lease.item.kind == ItemKind.DIVERSITY
+    submit(annotator, lease, value=4)
+
+    results = services.study_recompute(study=study)
+
+    assert results.judgments == 1
+    assert results.payload["leaderboard"] == {}
+    assert results.payload["leaderboard_by_round"] == {"1": {}, "2": {}}
+    [source] = results.payload["diversity"]
+    assert results.payload["diversity"][source]["mean"] == 4
+    client.force_login(researcher)
+    assert client.get(f"/results/{study.slug}/").status_code == 200
+
+
 def test_only_staff_can_ask_for_a_recompute(client, simulated, researcher):
     study, _made, _truth = simulated
     client.force_login(researcher)

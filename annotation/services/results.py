@@ -237,10 +237,10 @@ def results_refresh(*, study: Study, data=None, deviations=None) -> StudyResults
     rows = _leaderboard_rows(data, metric_by_id)
     payload["leaderboard"] = _leaderboard(rows, sources, draws)
     payload["leaderboard_by_round"] = {
-        str(r): _leaderboard_means(rows, sources, rows["round"] == r) for r in (1, 2)
+        str(r): _leaderboard(rows, sources, selected=rows["round"] == r) for r in (1, 2)
     }
     payload["leaderboard_by_character"] = {
-        str(c): _leaderboard_means(rows, sources, rows["character"] == c) for c in characters
+        str(c): _leaderboard(rows, sources, selected=rows["character"] == c) for c in characters
     }
     payload["diversity"] = _diversity(data, sources, draws)
     payload["paired_differences"] = _paired_differences(study, data, metric_by_id, sources, draws)
@@ -326,6 +326,10 @@ def _cells(data) -> np.ndarray:
     )
 
 
+# What each leaderboard row carries over from its rating.
+RATING_COLUMNS = ("source", "annotator", "character", "round")
+
+
 def _leaderboard_rows(data, metric_by_id) -> dict:
     """What a leaderboard averages: every pair rating under its metric's label, plus one
     row per (judgment, answer, dimension) under the dimension's label holding that
@@ -335,8 +339,9 @@ def _leaderboard_rows(data, metric_by_id) -> dict:
     metric_ids = list(metric_by_id)
     dimensions = [dim for dim in Dimension.values if dim != Dimension.OVERALL]
     labels = [metric_by_id[m].slug for m in metric_ids] + [f"dimension:{dim}" for dim in dimensions]
-    if not pair.any():
-        return {"labels": labels, "value": np.zeros(0)}
+    if not pair.any():  # only diversity sets judged so far (they come first)
+        empty = {name: np.zeros(0, dtype=np.int64) for name in (*RATING_COLUMNS, "cell", "label")}
+        return {**empty, "value": np.zeros(0), "labels": labels}
     # Lookup tables indexed by metric id, so that no Python loop runs per rating.
     slot_of = np.full(max(metric_ids) + 1, -1)
     dimension_of = np.full(max(metric_ids) + 1, -1)
@@ -356,7 +361,7 @@ def _leaderboard_rows(data, metric_by_id) -> dict:
     def both(column):
         return np.concatenate([column, column[keep][first]])
 
-    rows = {name: both(d[name]) for name in ("source", "annotator", "character", "round")}
+    rows = {name: both(d[name]) for name in RATING_COLUMNS}
     rows["cell"] = both(_cells(d))
     rows["label"] = np.concatenate([metric_slot, len(metric_ids) + dim_index[keep][first]])
     rows["value"] = np.concatenate([d["value"].astype(float), dim_means])
@@ -364,9 +369,12 @@ def _leaderboard_rows(data, metric_by_id) -> dict:
     return rows
 
 
-def _leaderboard(rows, sources, draws: int) -> dict:
+def _leaderboard(rows, sources, draws: int = 0, selected=None) -> dict:
     """Mean rating per source and metric, and per source and dimension, with cluster
-    bootstrap intervals."""
+    bootstrap intervals when `draws` is given; over the rows of `selected` (a boolean
+    mask) when given."""
+    if selected is not None:
+        rows = {key: value if key == "labels" else value[selected] for key, value in rows.items()}
     if len(rows["value"]) == 0:
         return {}
     labels = rows["labels"]
@@ -385,24 +393,6 @@ def _leaderboard(rows, sources, draws: int) -> dict:
         len(source_ids) * n_labels,
         draws=draws,
         seed=11,
-    )
-    return _board(estimates, source_ids, labels, sources)
-
-
-def _leaderboard_means(rows, sources, selected) -> dict:
-    """Means and counts only, for the selected rows (a boolean mask)."""
-    if len(rows["value"]) == 0 or not selected.any():
-        return {}
-    labels = rows["labels"]
-    source_ids, source_index = _index(rows["source"][selected])
-    n_labels = len(labels)
-    estimates = cluster_bootstrap_means(
-        rows["value"][selected],
-        source_index * n_labels + rows["label"][selected],
-        np.zeros(int(selected.sum()), dtype=np.int64),
-        np.zeros(int(selected.sum()), dtype=np.int64),
-        len(source_ids) * n_labels,
-        draws=0,
     )
     return _board(estimates, source_ids, labels, sources)
 
