@@ -24,6 +24,8 @@ run: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 test-fast: $(VENV)/.installed
@@ -32,6 +34,8 @@ test-fast: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 format: $(VENV)/.installed
 	$(VENV)/bin/ruff check --fix .
@@ -48,8 +52,9 @@ $(VENV)/.bench-installed: $(VENV)/.installed requirements/bench.lock
 bench: $(VENV)/.bench-installed
 	$(PY) bench/suite.py
 
-# The load test alone: 10, 50 and 200 concurrent annotators on gunicorn.
-bench-load: $(VENV)/.bench-installed
+# The load test alone: 10, 50 and 200 concurrent annotators on gunicorn, driven by wrk.
+bench-load: $(VENV)/.installed
+	@command -v wrk >/dev/null || apt-get install -y wrk || sudo apt-get install -y wrk
 	$(PY) bench/load.py
 
 # Re-resolve the lock files from the pins in pyproject.toml.

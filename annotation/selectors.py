@@ -46,7 +46,54 @@ def metrics_for(*, diversity: bool) -> list[Metric]:
 
 
 def metrics_cache_clear(**_signal_arguments) -> None:
+    """Forget this process's cached metric definitions and item blocks."""
     _metrics_cache.clear()
+    _item_blocks.clear()
+
+
+# An item's answers, as every lease, rating page and submission of it needs them. An item's
+# slots and exposures never change once the study is open; an answer's text changes only
+# when a corrected file is imported, which shows here within a minute.
+ITEM_BLOCK_SECONDS = 60
+ITEM_BLOCKS_KEPT = 4000
+_item_blocks: dict[int, tuple[float, "ItemBlock"]] = {}
+
+
+@dataclass(frozen=True)
+class ItemBlock:
+    slots: dict[int, Answer]  # slot -> the answer rated in it
+    exposed_answer_ids: list[int]  # everything the item shows, round-1 context included
+    context: dict[int, Answer]  # source id -> its round-1 answer (round-2 pairs only)
+
+
+def item_block(item) -> ItemBlock:
+    cached = _item_blocks.get(item.pk)
+    if cached is not None and time.monotonic() - cached[0] < ITEM_BLOCK_SECONDS:
+        return cached[1]
+    from .models import ItemAnswer, ItemExposure
+
+    slot_of = dict(ItemAnswer.objects.filter(item_id=item.pk).values_list("answer_id", "slot"))
+    # The exposures are the rated answers plus, in round 2, each one's round-1 answer.
+    exposed = [
+        exposure.answer
+        for exposure in ItemExposure.objects.filter(item_id=item.pk).select_related("answer")
+    ]
+    block = ItemBlock(
+        slots={slot_of[a.pk]: a for a in exposed if a.pk in slot_of},
+        exposed_answer_ids=[a.pk for a in exposed],
+        context={
+            a.source_id: a
+            for a in exposed
+            if item.kind == ItemKind.PAIR
+            and item.round == 2
+            and a.pk not in slot_of
+            and a.round == 1
+        },
+    )
+    if len(_item_blocks) >= ITEM_BLOCKS_KEPT:
+        _item_blocks.clear()
+    _item_blocks[item.pk] = (time.monotonic(), block)
+    return block
 
 
 def form_fields_of(assignment: Assignment) -> tuple[list[str], list[Metric]]:
@@ -75,13 +122,20 @@ class Step:
 
 def annotator_step(user) -> str:
     """The next thing this person has to do before (or instead of) rating."""
-    profile = AnnotatorProfile.objects.filter(user=user).first()
-    if profile is None or profile.consented_at is None:
+    # Asked on every annotator request: the profile and its qualifications' statuses in
+    # one query (one row per qualification, or one row with None without any).
+    rows = list(
+        AnnotatorProfile.objects.filter(user=user).values_list(
+            "consented_at", "status", "qualifications__status"
+        )
+    )
+    if not rows or rows[0][0] is None:
         return Step.CONSENT
-    if profile.status == ProfileStatus.SUSPENDED:
+    status = rows[0][1]
+    if status == ProfileStatus.SUSPENDED:
         return Step.SUSPENDED
-    statuses = set(profile.qualifications.values_list("status", flat=True))
-    if profile.status == ProfileStatus.APPROVED and QualificationStatus.APPROVED in statuses:
+    statuses = {row[2] for row in rows if row[2] is not None}
+    if status == ProfileStatus.APPROVED and QualificationStatus.APPROVED in statuses:
         return Step.READY
     if not statuses:
         return Step.CHARACTERS
@@ -136,7 +190,7 @@ def progress_of(user) -> Progress:
         annotator=user, state=AssignmentState.ACTIVE, expires_at__gt=now
     ).count()
     return Progress(
-        done=done, today=len(today), remaining=remaining, break_due=_break_due(today, now)
+        done=done, today=len(today), remaining=remaining, break_due=is_break_due(today, now)
     )
 
 
@@ -164,7 +218,7 @@ def _items_left(user, done: int) -> int:
 SESSION_GAP = timedelta(minutes=10)
 
 
-def _break_due(today: list[tuple], now) -> bool:
+def is_break_due(today: list[tuple], now) -> bool:
     """A break is due after every N items of today, or when the current sitting (no gap
     of 10 minutes) has lasted longer than the study's limit."""
     if not today:
@@ -210,22 +264,10 @@ class ShownItem:
 def shown_item(assignment: Assignment) -> ShownItem:
     """Everything the rating page shows, and nothing that could reveal a source."""
     item = assignment.item
-    answers_by_slot = {
-        slot.slot: slot.answer for slot in item.slots.select_related("answer", "answer__scenario")
-    }
-    ordered = [answers_by_slot[slot] for slot in assignment.display_order]
-    context = {}
-    if item.kind == ItemKind.PAIR and item.round == 2:
-        # Round-2 follow-ups react to each source's own round-1 answer: show it.
-        context = {
-            answer.source_id: answer
-            for answer in Answer.objects.filter(
-                character_id=item.character_id,
-                scenario_id=item.scenario_id,
-                round=1,
-                source_id__in=[a.source_id for a in ordered],
-            )
-        }
+    block = item_block(item)
+    ordered = [block.slots[slot] for slot in assignment.display_order]
+    # Round-2 follow-ups react to each source's own round-1 answer: show it.
+    context = block.context
     shown = ShownItem(
         token=assignment.token,
         kind=item.kind,
@@ -308,14 +350,25 @@ def study_capacity(study) -> list[CharacterCapacity]:
     """Per character: the approved annotators the design needs (never the same answer
     twice to one annotator) and how many the study can draw on. Simulated annotators
     are no real capacity; a members-only study counts its approved members alone."""
+    needed = annotators_needed_by_character(study)
+    approved = study_raters(study, study.characters.all()).filter(profile__simulated=False)
+    counts = dict(approved.values_list("character_id").annotate(n=Count("pk")))
+    return [
+        CharacterCapacity(character=c, needed=needed[c.pk], approved=counts.get(c.pk, 0))
+        for c in study.characters.order_by("pk")
+    ]
+
+
+def study_raters(study, characters):
+    """The approved qualifications (annotator, character) of `characters` that may rate in
+    the study: every approved annotator of a character, or once the study has members,
+    the members assigned to all its characters or to that one."""
     from .models import StudyMembership
 
-    needed = annotators_needed_by_character(study)
     approved = Qualification.objects.filter(
         status=QualificationStatus.APPROVED,
         profile__status=ProfileStatus.APPROVED,
-        profile__simulated=False,
-        character__in=study.characters.all(),
+        character__in=characters,
     )
     if study.memberships.exists():
         # A member counts for a character if assigned to all of the study's characters
@@ -329,11 +382,7 @@ def study_capacity(study) -> list[CharacterCapacity]:
             study=study, annotator=OuterRef("profile__user"), characters__isnull=True
         )
         approved = approved.filter(Exists(assigned) | Exists(unrestricted))
-    counts = dict(approved.values_list("character_id").annotate(n=Count("pk")))
-    return [
-        CharacterCapacity(character=c, needed=needed[c.pk], approved=counts.get(c.pk, 0))
-        for c in study.characters.order_by("pk")
-    ]
+    return approved
 
 
 # Results -----------------------------------------------------------------------------
@@ -351,6 +400,10 @@ class Cell:
     ci_low: float | None = None
     ci_high: float | None = None
     n: int = 0
+    annotators: int = 0
+    cells: int = 0
+    # False when the estimate rests on too few judgments or annotators for an interval.
+    enough_data: bool = True
 
 
 @dataclass
@@ -374,6 +427,7 @@ class ResultsView:
     filters: dict = field(default_factory=dict)
     chart: dict = field(default_factory=dict)
     has_intervals: bool = True
+    statistics: dict = field(default_factory=dict)
 
 
 def results_view(study, *, character=None, round_=None, dimension=None) -> ResultsView | None:
@@ -404,11 +458,12 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
     if character:
         board = payload.get("leaderboard_by_character", {}).get(str(character), {})
         agreement = payload.get("agreement_by_character", {}).get(str(character), {})
-        has_intervals = False
+        has_intervals = "statistics" in payload
     elif round_ in ("1", "2"):
         board = payload.get("leaderboard_by_round", {}).get(round_, {})
         agreement = payload.get("agreement_by_round", {}).get(round_, {})
-        has_intervals = False
+        # Results computed before every subset got its own intervals have none.
+        has_intervals = "statistics" in payload
 
     sources = payload.get("sources", {})
     view = ResultsView(
@@ -417,6 +472,7 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         seconds=results.seconds,
         columns=columns,
         has_intervals=has_intervals,
+        statistics=payload.get("statistics", {}),
         filters={"character": character or "", "round": round_ or "", "dimension": dimension or ""},
         characters=list(Character.objects.filter(pk__in=study.characters.all()).order_by("pk")),
     )

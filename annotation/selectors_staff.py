@@ -67,8 +67,12 @@ class AnnotatorRow:
     profile: AnnotatorProfile
     approved_characters: list = field(default_factory=list)
     studies: list = field(default_factory=list)
+    # Counted as the results count them (`Judgment.objects.counted()`: neither gold nor
+    # excluded), so that staff and researchers quote the same figure; `judgments_all` is
+    # every submission, the work the annotator did.
     judgments: int = 0
-    median_seconds: float | None = None
+    judgments_all: int = 0
+    median_seconds: float | None = None  # of counted judgments, as on the results page
     open_flags: int = 0
     mean_distance: float | None = None
 
@@ -104,14 +108,16 @@ def annotator_rows(profiles) -> list[AnnotatorRow]:
     for user_id, study_id, n in judged.values_list("annotator_id", "item__study_id").annotate(
         n=Count("pk")
     ):
-        rows[user_id].judgments += n
+        rows[user_id].judgments_all += n
         seen_studies[user_id].add(study_id)
+    for user_id, n in judged.counted().values_list("annotator_id").annotate(n=Count("pk")):
+        rows[user_id].judgments = n
     for user_id, study_id in StudyMembership.objects.filter(annotator_id__in=user_ids).values_list(
         "annotator_id", "study_id"
     ):
         seen_studies[user_id].add(study_id)
     seconds = {user_id: [] for user_id in user_ids}
-    for user_id, taken in judged.values_list("annotator_id", "seconds_on_task"):
+    for user_id, taken in judged.counted().values_list("annotator_id", "seconds_on_task"):
         seconds[user_id].append(taken)
     for user_id, n in (
         QualityFlag.objects.filter(annotator_id__in=user_ids, resolved_at__isnull=True)

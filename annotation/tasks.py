@@ -10,6 +10,12 @@ from .models import ExportJob, Study, StudyStatus
 
 # Submissions within this many seconds of each other share one results refresh.
 REFRESH_DEBOUNCE_SECONDS = 2
+# Writing an export file streams every rating of a study (about a minute for 1.3 million
+# on a busy machine), so it gets longer than the default limits of the settings; at the
+# soft limit the job is marked failed with the reason. The hard limit stays below the
+# broker's visibility timeout (an hour by default) so a running export is not redelivered.
+EXPORT_SOFT_TIME_LIMIT = 45 * 60
+EXPORT_TIME_LIMIT = EXPORT_SOFT_TIME_LIMIT + 5 * 60
 
 
 @shared_task
@@ -44,7 +50,12 @@ def leases_expire() -> int:
     return services.leases_expire()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=EXPORT_SOFT_TIME_LIMIT,
+    time_limit=EXPORT_TIME_LIMIT,
+)
 def export_job_run(job_id: int) -> str | None:
     """Write a requested export file (see services.export_job_run). Acknowledged only when
     done, so that a worker that dies half-way leaves the job to another."""

@@ -12,7 +12,9 @@ urlpatterns = [
     path("screening/quiz/<int:character_id>/", screening.quiz, name="screening-quiz"),
     path("results/", results.study_list, name="results"),
     path("results/<slug:slug>/", results.study_results, name="results-study"),
+    path("results/<slug:slug>/methods/", results.study_methods, name="results-methods"),
     path("results/<slug:slug>/refresh/", results.refresh, name="results-refresh"),
     path("results/<slug:slug>/exports/", exports.export_jobs, name="results-exports"),
     path("exports/<int:pk>/download/", exports.export_download, name="export-download"),
+    path("exports/<int:pk>/manifest/", exports.export_manifest, name="export-manifest"),
 ]

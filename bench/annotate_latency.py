@@ -24,7 +24,7 @@ from bench import report  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "chatanime"
 SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-DATABASE = "chatanime_bench_latency"
+DATABASE = os.environ.get("BENCH_DATABASE", "chatanime_bench_latency")
 
 
 def percentile(samples, fraction):
@@ -47,6 +47,9 @@ def main():
     parser.add_argument("--annotators", type=int, default=20)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    parser.add_argument(
+        "--profile", action="store_true", help="also print where submit + next spends its time"
+    )
     args = parser.parse_args()
 
     recreate_database()
@@ -107,6 +110,9 @@ def main():
     form = {f"{p}-{slug}": "4" for p in "ab" for slug in PAIR_METRIC_SLUGS}
     form["preference"] = "tie"
     next_ms, submit_ms, next_queries, submit_queries = [], [], [], []
+    import cProfile
+
+    profiler = cProfile.Profile()
     for i in range(args.requests):
         user, client = clients[i % len(clients)]
         with CaptureQueriesContext(connection) as queries:
@@ -119,9 +125,13 @@ def main():
         assert lease.item.kind == ItemKind.PAIR
         with CaptureQueriesContext(connection) as queries:
             started = time.perf_counter()
+            if args.profile:
+                profiler.enable()
             response = client.post(
                 f"/annotate/{lease.token}/", form, headers={"HX-Request": "true"}
             )
+            if args.profile:
+                profiler.disable()
             submit_ms.append(1000 * (time.perf_counter() - started))
         assert response.status_code == 200, response.content[:300]
         submit_queries.append(len(queries))
@@ -146,6 +156,13 @@ def main():
         print(
             f"{name:<40}{statistics.median(samples):>10.1f}{percentile(samples, 0.95):>10.1f}"
             f"{statistics.median(queries):>10.0f}"
+        )
+    if args.profile:
+        import pstats
+
+        print("\nsubmit + next, in-process profile (cumulative):")
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(
+            r"annotation|django/db/models/sql/compiler|django/template/base|psycopg"
         )
     import redis
 

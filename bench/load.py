@@ -2,20 +2,22 @@
 
 gunicorn (production settings, behind a pretend TLS proxy), PostgreSQL, Redis and a Celery
 worker recomputing results as judgments arrive; the published dataset imported and the full
-study open (24,000 pairs). locust, headless, runs 10, 50 and 200 concurrent annotators, each
-in a closed loop (next item, rate nine metrics, submit; no pause: the platform's capacity),
-then 200 annotators who pause about 30 s between items (a fast human crowd); the table
-shows throughput, median / p95 / p99 latency and the error rate per level. Before that, the
-queries each annotator page makes are counted in-process.
+study open (24,000 pairs). wrk (bench/annotate.lua: one thread and one connection per
+annotator) runs 10, 50 and 200 annotators in a closed loop (submit, receive the next item,
+submit again: the platform's capacity), then 200 annotators who pause about 30 s between
+items. For each level: judgments/s, p50/p95/p99 of submit + next, errors, judgments saved
+against successful answers, and the web workers' CPU milliseconds per judgment; and, on
+the same server, GET /health/ requests/s, so the loop reads as a share of a bare request.
+Before that, the queries each annotator page makes are counted in-process.
 
     make bench-load            # or: .venv/bin/python bench/load.py [--users 10,50,200]
 
-Needs the bench requirements (requirements/bench.lock: locust), which `make bench-load`
-installs. Uses its own scratch database, dropped at the end unless --keep.
+Needs wrk (Debian package `wrk`; `make bench-load` installs it). Uses its own scratch
+database (BENCH_DATABASE) and Redis database (BENCH_REDIS_URL), dropped at the end unless
+--keep. Other programs on the machine make the figures noisy: compare ratios within a run.
 """
 
 import argparse
-import csv
 import json
 import os
 import secrets
@@ -36,7 +38,7 @@ from bench import report  # noqa: E402
 VENV_BIN = Path(sys.executable).parent
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "chatanime"
 SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-DATABASE = "chatanime_bench_load"
+DATABASE = os.environ.get("BENCH_DATABASE", "chatanime_bench_load")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/9")
 
 
@@ -67,7 +69,7 @@ def prepare(args, host) -> dict:
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
+    from django.test.utils import CaptureQueriesContext, override_settings
 
     from annotation import services
     from annotation.metric_definitions import PAIR_METRIC_SLUGS
@@ -85,9 +87,12 @@ def prepare(args, host) -> dict:
     items = services.study_open(study=study)
     characters = list(Character.objects.all())
     accounts = []
-    users = max([*args.users, *(u for u, _ in args.crowd)])
+    # Each level has annotators of its own; one more account counts the queries.
+    users = sum([*args.users, *(u for u, _ in args.crowd)])
     for n in range(users + 1):
-        user = services.account_ensure(email=f"load{n}@example.com", password="load-password")
+        # Sessions are made here, so a slow password hash would only slow the preparation.
+        with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+            user = services.account_ensure(email=f"load{n}@example.com", password="load-password")
         profile = services.consent_give(user=user)
         Qualification.objects.bulk_create(
             Qualification(profile=profile, character=c, status="approved") for c in characters
@@ -96,7 +101,11 @@ def prepare(args, host) -> dict:
         profile.save()
         client = Client()
         client.force_login(user)
-        accounts.append({"session": client.cookies["sessionid"].value, "csrf": csrf_secret()})
+        # "-": the annotator's first request asks /annotate/ for an item; every later one
+        # is a submission that receives the next item.
+        accounts.append(
+            {"session": client.cookies["sessionid"].value, "csrf": csrf_secret(), "token": "-"}
+        )
 
     # Queries per annotator page, counted in-process with the last account.
     user = get_user_model().objects.get(email=f"load{users}@example.com")
@@ -112,6 +121,7 @@ def prepare(args, host) -> dict:
         return len(queries)
 
     queries = {"home": count("get", "/"), "screening hub": count("get", "/screening/")}
+    Assignment.objects.filter(annotator=user).delete()
     queries["next item (redirect)"] = count("get", "/annotate/")
     token = Assignment.objects.get(annotator=user, state="active").token
     queries["rating page"] = count("get", f"/annotate/{token}/")
@@ -149,50 +159,105 @@ def judgments_saved() -> int:
         return c.execute("SELECT count(*) FROM annotation_judgment").fetchone()[0]
 
 
-def run_level(users, seconds, host, accounts_file, out_dir, think=0.0, spawn_rate=50) -> dict:
-    prefix = out_dir / f"u{users}-t{think:g}"
-    before = judgments_saved()
-    subprocess.run(
-        [
-            str(VENV_BIN / "locust"),
-            "-f",
-            str(REPO / "bench" / "locustfile.py"),
-            "--headless",
-            "--only-summary",
-            "--users",
-            str(users),
-            "--spawn-rate",
-            str(min(users, spawn_rate)),
-            "--run-time",
-            f"{seconds}s",
-            "--reset-stats",
-            "--host",
-            f"http://{host}",
-            "--csv",
-            str(prefix),
-            "--loglevel",
-            "WARNING",
-        ],
-        env=dict(os.environ, LOAD_ACCOUNTS=str(accounts_file), LOAD_THINK_SECONDS=str(think)),
-        check=False,
-        capture_output=True,
+def cpu_ms(pids) -> float:
+    """User + system CPU of these processes so far, in milliseconds."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return 1000 * total / ticks
+
+
+def gunicorn_workers(master_pid: int) -> list[int]:
+    children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
+    return [int(pid) for pid in children]
+
+
+def wrk(args: list[str], env: dict) -> dict:
+    out = subprocess.run(
+        ["wrk", *args], env={**os.environ, **env}, capture_output=True, text=True, check=False
     )
-    with open(f"{prefix}_stats.csv", encoding="utf-8") as stats:
-        rows = {row["Name"]: row for row in csv.DictReader(stats)}
-    total = rows["Aggregated"]
-    submits = rows.get("submit + next item", {})
-    requests = int(total["Request Count"])
+    for line in out.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line.removeprefix("RESULT "))
+    if "Requests/sec:" in out.stdout:
+        return {"rps": float(out.stdout.split("Requests/sec:")[1].split()[0])}
+    raise SystemExit(f"wrk failed: {out.stdout}\n{out.stderr}")
+
+
+def health_rate(host, seconds=10) -> float:
+    return wrk(["-t", "2", "-c", "10", "-d", f"{seconds}s", f"http://{host}/health/"], {})["rps"]
+
+
+def run_level(users, seconds, host, accounts, metrics, out_dir, master_pid, think=0.0) -> dict:
+    """One wrk run of `users` annotators; accounts are those not used by earlier levels."""
+    accounts_file = out_dir / f"accounts-{users}-{think:g}.txt"
+    accounts_file.write_text(
+        "".join(f"{a['session']} {a['csrf']} {a['token']}\n" for a in accounts[:users])
+    )
+    before = judgments_saved()
+    workers = gunicorn_workers(master_pid)
+    cpu_before = cpu_ms(workers)
+    result = wrk(
+        [
+            "-t",
+            str(users),
+            "-c",
+            str(users),
+            "-d",
+            f"{seconds}s",
+            "--timeout",
+            "30s",
+            "-s",
+            str(REPO / "bench" / "annotate.lua"),
+            f"http://{host}",
+        ],
+        {
+            "LOAD_ACCOUNTS": str(accounts_file),
+            "LOAD_THINK_MS": str(int(think * 1000)),
+            "LOAD_HOST": host,
+            "LOAD_METRICS": ",".join(metrics),
+        },
+    )
+    cpu = cpu_ms(workers) - cpu_before
+    saved = judgments_saved() - before
     return {
         "users": users,
         "think": think,
-        "rps": float(total["Requests/s"]),
-        "judgments_per_s": float(submits.get("Requests/s", 0) or 0),
-        "median": float(submits.get("Median Response Time") or 0),
-        "p95": float(submits.get("95%") or 0),
-        "p99": float(submits.get("99%") or 0),
-        "errors": int(total["Failure Count"]) / requests if requests else 1.0,
-        "saved": judgments_saved() - before,
+        "judgments_per_s": result["submitted"] / result["seconds"],
+        "median": result["p50"],
+        "p95": result["p95"],
+        "p99": result["p99"],
+        "errors": result["failed"] + result["socket_errors"],
+        "ok": result["submitted"],
+        "saved": saved,
+        "cpu_ms_per_judgment": cpu / saved if saved else float("nan"),
     }
+
+
+def integrity() -> dict:
+    """Duplicates and over-assignment, over everything the run saved."""
+    import psycopg
+
+    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
+    with psycopg.connect(url) as c:
+        duplicates = c.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM annotation_judgment "
+            "GROUP BY annotator_id, item_id HAVING count(*) > 1) d"
+        ).fetchone()[0]
+        over = c.execute(
+            "SELECT count(*) FROM annotation_item i JOIN annotation_study s ON s.id = i.study_id "
+            "WHERE NOT i.is_gold AND i.judgment_count > s.overlap"
+        ).fetchone()[0]
+        drift = c.execute(
+            "SELECT count(*) FROM annotation_item i WHERE i.judgment_count <> "
+            "(SELECT count(*) FROM annotation_judgment j WHERE j.item_id = i.id)"
+        ).fetchone()[0]
+    return {"duplicates": duplicates, "over_assigned": over, "count_drift": drift}
 
 
 def main():
@@ -209,7 +274,7 @@ def main():
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     args = parser.parse_args()
-    args.users = [int(n) for n in args.users.split(",")]
+    args.users = [int(n) for n in args.users.split(",") if n]
     args.crowd = [
         (int(users), float(think))
         for users, think in (level.split(":") for level in args.crowd.split(",") if level)
@@ -244,86 +309,108 @@ def main():
     )
 
     out_dir = Path(tempfile.mkdtemp(prefix="chatanime-load-"))
-    accounts_file = out_dir / "accounts.json"
-    accounts_file.write_text(json.dumps(prepared["accounts"]))
     gunicorn_log = open(out_dir / "gunicorn.log", "w")  # noqa: SIM115 (closed at exit)
     worker_log = open(out_dir / "worker.log", "w")  # noqa: SIM115
-    processes = [
-        subprocess.Popen(
-            [
-                str(VENV_BIN / "gunicorn"),
-                "chatanime_site.wsgi:application",
-                "--bind",
-                host,
-                "--workers",
-                str(args.workers),
-                "--threads",
-                str(args.threads),
-                "--timeout",
-                "60",
-                "--backlog",
-                "2048",
-            ],
-            cwd=REPO,
-            stdout=subprocess.DEVNULL,
-            stderr=gunicorn_log,
-            start_new_session=True,
-        ),
-        subprocess.Popen(
-            [
-                str(VENV_BIN / "celery"),
-                "-A",
-                "chatanime_site",
-                "worker",
-                "--concurrency",
-                "1",
-                "--loglevel",
-                "WARNING",
-            ],
-            cwd=REPO,
-            stdout=subprocess.DEVNULL,
-            stderr=worker_log,
-            start_new_session=True,
-        ),
+    gunicorn = subprocess.Popen(
+        [
+            str(VENV_BIN / "gunicorn"),
+            "chatanime_site.wsgi:application",
+            "--bind",
+            host,
+            "--workers",
+            str(args.workers),
+            "--threads",
+            str(args.threads),
+            "--timeout",
+            "60",
+            "--backlog",
+            "2048",
+            # Annotators pause for tens of seconds between items; with gunicorn's default
+            # of 2 s their connection is closed under them and the next submission fails.
+            "--keep-alive",
+            "75",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=gunicorn_log,
+        start_new_session=True,
+    )
+    celery = subprocess.Popen(
+        [
+            str(VENV_BIN / "celery"),
+            "-A",
+            "chatanime_site",
+            "worker",
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "WARNING",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=worker_log,
+        start_new_session=True,
+    )
+    accounts = prepared["accounts"]["annotators"]
+    metrics = prepared["accounts"]["metrics"]
+    levels = [(users, 0.0, args.seconds) for users in args.users] + [
+        # A crowd is watched for longer, so that it settles into its rhythm.
+        (users, think, 2 * args.seconds)
+        for users, think in args.crowd
     ]
     try:
         wait_until_up(f"http://{host}/health/")
-        results = [
-            run_level(users, args.seconds, host, accounts_file, out_dir) for users in args.users
-        ] + [
-            # People arrive over a minute or so, not all in the same second, and the
-            # crowd is watched for longer so that it settles into its rhythm.
-            run_level(users, 2 * args.seconds, host, accounts_file, out_dir, think, spawn_rate=3)
-            for users, think in args.crowd
-        ]
+        health_before = health_rate(host)
+        results, used = [], 0
+        for users, think, seconds in levels:
+            # Every level starts with annotators of its own, each on a fresh item.
+            results.append(
+                run_level(
+                    users, seconds, host, accounts[used:], metrics, out_dir, gunicorn.pid, think
+                )
+            )
+            used += users
+        health_after = health_rate(host)
     finally:
-        for process in processes:
+        for process in (gunicorn, celery):
             os.killpg(process.pid, signal.SIGTERM)
-        for process in processes:
+        for process in (gunicorn, celery):
             process.wait(timeout=30)
+    health = (health_before + health_after) / 2
+    checks = integrity()
 
     print(
         f"\ngunicorn {args.workers} workers × {args.threads} threads, 1 Celery worker, "
-        f"PostgreSQL, Redis; {args.seconds} s per level after ramp-up; latency of "
-        "'submit + next item'"
+        f"PostgreSQL, Redis, wrk; {args.seconds} s per level; latency of 'submit + next item'"
+    )
+    print(
+        f"GET /health/: {health:.0f} req/s (before {health_before:.0f}, after {health_after:.0f})"
     )
     header = (
-        f"{'annotators':>10}{'think s':>8}{'req/s':>8}{'judgments/s':>13}{'median ms':>11}"
-        f"{'p95 ms':>8}{'p99 ms':>8}{'errors':>8}{'saved':>8}"
+        f"{'annotators':>10}{'think s':>8}{'judg./s':>9}{'% health':>9}{'p50 ms':>8}"
+        f"{'p95 ms':>8}{'p99 ms':>8}{'errors':>7}{'200s':>7}{'saved':>7}{'CPU ms/j':>9}"
     )
     print(header)
     for r in results:
+        share = 100 * r["judgments_per_s"] / health if health else 0
         report(
             f"load: {r['users']} annotators"
             + (f", {r['think']:g} s between items" if r["think"] else ", no pause"),
-            "gunicorn + PostgreSQL + Redis + worker",
-            f"{r['judgments_per_s']:.1f} judgments/s, {r['median']:.0f}/{r['p95']:.0f}/{r['p99']:.0f} ms "
-            f"p50/p95/p99, {r['errors']:.2%} errors",
+            "gunicorn + PostgreSQL + Redis + worker, wrk",
+            f"{r['judgments_per_s']:.1f} judgments/s ({share:.0f}% of /health/), "
+            f"{r['median']:.0f}/{r['p95']:.0f}/{r['p99']:.0f} ms p50/p95/p99, "
+            f"{r['errors']} errors, {r['ok']} ok / {r['saved']} saved, "
+            f"{r['cpu_ms_per_judgment']:.0f} CPU ms per judgment",
         )
         print(
-            f"{r['users']:>10}{r['think']:>8g}{r['rps']:>8.1f}{r['judgments_per_s']:>13.1f}{r['median']:>11.0f}"
-            f"{r['p95']:>8.0f}{r['p99']:>8.0f}{r['errors']:>8.2%}{r['saved']:>8}"
+            f"{r['users']:>10}{r['think']:>8g}{r['judgments_per_s']:>9.1f}{share:>9.0f}"
+            f"{r['median']:>8.0f}{r['p95']:>8.0f}{r['p99']:>8.0f}{r['errors']:>7}{r['ok']:>7}"
+            f"{r['saved']:>7}{r['cpu_ms_per_judgment']:>9.0f}"
         )
+    print(
+        f"duplicates: {checks['duplicates']}, over-assigned items: {checks['over_assigned']}, "
+        f"items whose count differs from their judgments: {checks['count_drift']}"
+    )
     print("\nqueries per annotator page")
     for page, n in prepared["queries"].items():
         print(f"  {page:<24}{n:>4}")

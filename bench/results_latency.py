@@ -63,77 +63,62 @@ def main():
         check=True,
         capture_output=True,
     )
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "chatanime_site",
-            "worker",
-            "--pool",
-            "solo",
-            "--loglevel",
-            "WARNING",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    from tests.fixtures.services import running_worker
+
     try:
-        sys.path.insert(0, str(REPO))
-        import django
+        # The worker answers a ping before the first judgment is submitted.
+        with running_worker(
+            database_url=env["DATABASE_URL"], redis_url=REDIS, queues=["celery"], loglevel="WARNING"
+        ):
+            from annotation import services
+            from annotation.metric_definitions import PAIR_METRIC_SLUGS
+            from annotation.models import StudyResults
+            from dialogues.models import Character, Source, SourceKind
+            from tests.factories import approved_annotator
 
-        django.setup()
-        from annotation import services
-        from annotation.metric_definitions import PAIR_METRIC_SLUGS
-        from annotation.models import StudyResults
-        from dialogues.models import Character, Source, SourceKind
-        from tests.factories import approved_annotator
-
-        study = services.study_create(
-            name="Latency",
-            reference=Source.objects.get(slug="human"),
-            compared=list(Source.objects.filter(kind=SourceKind.LLM)),
-            characters=list(Character.objects.all()),
-        )
-        services.study_open(study=study)
-        time.sleep(3)  # let the worker connect
-        samples = []
-        for run in range(args.runs):
-            annotator = approved_annotator(
-                f"latency{run}@example.com", list(Character.objects.all())
+            study = services.study_create(
+                name="Latency",
+                reference=Source.objects.get(slug="human"),
+                compared=list(Source.objects.filter(kind=SourceKind.LLM)),
+                characters=list(Character.objects.all()),
             )
-            lease = services.assignment_next(user=annotator)
-            while lease.item.kind != "pair":
-                services.assignment_skip(user=annotator, token=lease.token, reason="pairs only")
+            services.study_open(study=study)
+            samples = []
+            for run in range(args.runs):
+                annotator = approved_annotator(
+                    f"latency{run}@example.com", list(Character.objects.all())
+                )
                 lease = services.assignment_next(user=annotator)
-            ratings = {(p, m): 4 for p in "ab" for m in PAIR_METRIC_SLUGS}
-            started = time.perf_counter()
-            services.judgment_submit(
-                user=annotator,
-                token=lease.token,
-                submission=services.Submission(ratings=ratings, preference="a"),
+                while lease.item.kind != "pair":
+                    services.assignment_skip(user=annotator, token=lease.token, reason="pairs only")
+                    lease = services.assignment_next(user=annotator)
+                ratings = {(p, m): 4 for p in "ab" for m in PAIR_METRIC_SLUGS}
+                started = time.perf_counter()
+                services.judgment_submit(
+                    user=annotator,
+                    token=lease.token,
+                    submission=services.Submission(ratings=ratings, preference="a"),
+                )
+                while not StudyResults.objects.filter(study=study, judgments__gte=run + 1).exists():
+                    if time.perf_counter() - started > 120:
+                        sys.exit("the worker did not refresh the results within 120 s")
+                    time.sleep(0.05)
+                samples.append(time.perf_counter() - started)
+                time.sleep(2.5)  # past the debounce window, so each run gets its own refresh
+            report(
+                "judgment saved -> leaderboard updated",
+                "real worker",
+                f"{statistics.median(samples):.2f} s median",
             )
-            while not StudyResults.objects.filter(study=study, judgments__gte=run + 1).exists():
-                if time.perf_counter() - started > 120:
-                    sys.exit("the worker did not refresh the results within 120 s")
-                time.sleep(0.05)
-            samples.append(time.perf_counter() - started)
-            time.sleep(2.5)  # past the debounce window, so each run gets its own refresh
-        report(
-            "judgment saved -> leaderboard updated",
-            "real worker",
-            f"{statistics.median(samples):.2f} s median",
-        )
-        print(
-            f"judgment saved -> leaderboard updated: median {statistics.median(samples):.2f} s, "
-            f"min {min(samples):.2f} s, max {max(samples):.2f} s (n={len(samples)})"
-        )
+            print(
+                f"judgment saved -> leaderboard updated: median {statistics.median(samples):.2f} s, "
+                f"min {min(samples):.2f} s, max {max(samples):.2f} s (n={len(samples)})"
+            )
     finally:
-        worker.terminate()
-        worker.wait(timeout=30)
         from django.db import connection
 
         connection.close()

@@ -4,9 +4,10 @@ Simulated annotators (annotation.simulation) work through a study one item at a 
 in turn, until none of them gets another item; the figure is how many judgments the
 study still lacks. Each layout runs with several seeds (the lease order is random) on
 a fresh SQLite database with the demo data of dialogues/demo_data (3 characters,
-8 scenarios, human + 3 LLMs).
+8 scenarios, human + 3 LLMs), once choosing items greedily (the look-ahead of
+annotation.services.leases switched off) and once as served.
 
-    .venv/bin/python bench/study_completion.py [--seeds 4]
+    .venv/bin/python bench/study_completion.py [--seeds 20] [--layout N]
 """
 
 import argparse
@@ -37,6 +38,9 @@ django.setup()
 from django.conf import settings
 settings.CHATANIME_BOOTSTRAP_DRAWS = 10
 from annotation import services
+from annotation.services import leases
+if {greedy!r}:
+    leases.LOOKAHEAD_SHARE = leases.LOOKAHEAD_STAFFING = 0
 from annotation.models import Item, ItemKind
 from annotation.simulation import annotators_for, simulate_study
 from dialogues.importer import import_chatanime
@@ -64,7 +68,7 @@ print(json.dumps({{
 """
 
 
-def run(layout: dict, seed: int, url: str) -> dict:
+def run(layout: dict, seed: int, url: str, greedy: bool) -> dict:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.local",
@@ -72,7 +76,9 @@ def run(layout: dict, seed: int, url: str) -> dict:
     }
     env.pop("REDIS_URL", None)
     manage(url, "migrate", "--noinput")
-    code = RUN.format(data=str(REPO / "dialogues" / "demo_data"), layout=layout, seed=seed)
+    code = RUN.format(
+        data=str(REPO / "dialogues" / "demo_data"), layout=layout, seed=seed, greedy=greedy
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, env=env, check=True, capture_output=True, text=True
     ).stdout
@@ -82,25 +88,41 @@ def run(layout: dict, seed: int, url: str) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=4)
+    parser.add_argument("--layout", type=int, help="run only this layout (0, 1, 2)")
     args = parser.parse_args()
-    print(f"{'layout':45} {'annotators':>10} {'judgments':>9}  missing per seed (pairs + sets)")
+    layouts = list(LAYOUTS.items())
+    if args.layout is not None:
+        layouts = [layouts[args.layout]]
+    ways = {"greedy": True, "served": False}
+    print(
+        f"{'layout':45} {'annotators':>10} {'judgments':>9} {'choice':>7}  "
+        "missing per seed (pairs + sets)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
-        for name, layout in LAYOUTS.items():
-            results = [
-                run(layout, seed, f"sqlite:///{tmp}/completion-{seed}-{len(name)}.sqlite3")
-                for seed in range(args.seeds)
-            ]
-            missing = ", ".join(f"{r['missing_pairs']} + {r['missing_sets']}" for r in results)
-            print(
-                f"{name:45} {results[0]['annotators']:>10} {results[0]['judgments']:>9}  {missing}"
-            )
-            report(
-                "study completion",
-                f"{name}, {results[0]['annotators']} annotators",
-                f"{sum(r['missing_pairs'] + r['missing_sets'] for r in results)} of "
-                f"{results[0]['judgments'] * len(results)} judgments missing over "
-                f"{len(results)} seeds",
-            )
+        for name, layout in layouts:
+            for way, greedy in ways.items():
+                results = [
+                    run(
+                        layout,
+                        seed,
+                        f"sqlite:///{tmp}/completion-{way}-{seed}-{len(name)}.sqlite3",
+                        greedy,
+                    )
+                    for seed in range(args.seeds)
+                ]
+                missing = ", ".join(f"{r['missing_pairs']} + {r['missing_sets']}" for r in results)
+                lacking = sum(r["missing_pairs"] + r["missing_sets"] for r in results)
+                print(
+                    f"{name:45} {results[0]['annotators']:>10} {results[0]['judgments']:>9} "
+                    f"{way:>7}  {lacking} in all: {missing}",
+                    flush=True,
+                )
+                report(
+                    "study completion",
+                    f"{name}, {results[0]['annotators']} annotators, {way}",
+                    f"{lacking} of {results[0]['judgments'] * len(results)} judgments missing "
+                    f"over {len(results)} seeds",
+                )
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 # (name, script and arguments), in the order they run.
 BENCHMARKS = [
     ("import", ["bench/import_speed.py", "--runs", "3"]),
+    ("make-run", ["bench/make_run_ready.py", "--runs", "3"]),
     ("open", ["bench/open_study.py", "--runs", "3"]),
     ("completion", ["bench/study_completion.py", "--seeds", "4"]),
     ("latency", ["bench/annotate_latency.py", "--requests", "100"]),
@@ -30,6 +31,7 @@ BENCHMARKS = [
     ("aggregate", ["bench/aggregate_scale.py", "--runs", "3", "--keep"]),
     ("export", ["bench/export_speed.py", "--runs", "3"]),
     ("freshness", ["bench/results_latency.py", "--runs", "5"]),
+    ("collect", ["bench/collect_throughput.py", "--runs", "3"]),
 ]
 
 

@@ -5,6 +5,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
+from django_htmx.http import reswap, retarget
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,6 @@ class DatabaseUnavailableMiddleware:
         )
         response["Retry-After"] = "10"
         if htmx:
-            response["HX-Retarget"] = "#work"
-            response["HX-Reswap"] = "afterbegin"
+            retarget(response, "#work")
+            reswap(response, "afterbegin")
         return response

@@ -3,6 +3,7 @@
 This app knows nothing about annotation; `annotation` builds on it, never the reverse.
 """
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -96,6 +97,16 @@ class Answer(models.Model):
     round = models.PositiveSmallIntegerField(_("round"), choices=[(1, "1"), (2, "2")])
     question = models.TextField(_("question"))
     text = models.TextField(_("answer"))
+    # The fan who wrote it in the platform (imported answers have none), so that nobody
+    # is asked to rate a study containing their own answers.
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("author"),
+    )
 
     class Meta:
         ordering = ["character_id", "scenario_id", "source_id", "round"]

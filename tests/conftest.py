@@ -1,10 +1,4 @@
-import os
-
 import pytest
-
-# Playwright's sync API runs an event loop in the test thread; Django refuses ORM calls
-# from a thread with a running loop unless told that this is intended.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 pytest_plugins = [
     "tests.fixtures.services",
@@ -12,6 +6,7 @@ pytest_plugins = [
     "tests.fixtures.data",
     "tests.fixtures.studies",
     "tests.fixtures.browser",
+    "tests.fixtures.chat_server",
 ]
 
 

@@ -6,6 +6,9 @@ from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
+from tests.fixtures.faults import free_port
+from tests.helpers import run_manage
+
 pytestmark = pytest.mark.django_db
 
 User = get_user_model()
@@ -74,6 +77,38 @@ def test_the_health_check_reports_the_database(client):
     body = json.loads(response.content)
     assert body["database"] == "ok"
     assert body["worker_seen_seconds_ago"] is None
+
+
+# The site runs in its own process against a PostgreSQL address where nothing listens,
+# so every query fails as it does in an outage, and the test database is left alone.
+HEALTH_REQUEST = """
+from django.test import Client
+response = Client(SERVER_NAME="localhost").get("/health/")
+print(response.status_code, response["Content-Type"])
+print(response.content.decode())
+"""
+
+
+def test_the_health_check_answers_json_while_the_database_is_unreachable():
+    finished = run_manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        HEALTH_REQUEST,
+        env={
+            "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.test",
+            "DATABASE_URL": f"postgres://postgres@127.0.0.1:{free_port()}/chatanime",
+        },
+    )
+
+    assert finished.returncode == 0, finished.stderr
+    status_line, body = finished.stdout.split("\n", 1)
+    assert status_line == "503 application/json"
+    assert json.loads(body) == {
+        "database": "unreachable",
+        "broker": "in-process",
+        "worker_seen_seconds_ago": None,
+    }
 
 
 def test_the_api_schema_is_served(client):

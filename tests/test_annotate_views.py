@@ -6,20 +6,14 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotation import services
-from annotation.metric_definitions import PAIR_METRIC_SLUGS
 from annotation.models import Assignment, ItemKind, Judgment
 from dialogues.models import Source
 from tests.factories import UserFactory, lease_pair
+from tests.helpers import assert_blind, complete_form
 
 pytestmark = pytest.mark.django_db
 
 User = get_user_model()
-
-
-def complete_form(value="4", preference="a"):
-    form = {f"{p}-{slug}": value for p in "ab" for slug in PAIR_METRIC_SLUGS}
-    form["preference"] = preference
-    return form
 
 
 # Who may see what ----------------------------------------------------------------------
@@ -141,6 +135,37 @@ def test_an_htmx_post_swaps_in_the_next_item(client, alice):
     assert response["HX-Push-Url"] == f"/annotate/{next_lease.token}/"
     assert next_lease.token in html
     assert "Done 1 of" in html
+
+
+def test_going_back_to_a_submitted_item_leads_to_the_next_one_with_a_note(client, alice):
+    lease = lease_pair(alice)
+    client.force_login(alice)
+    client.post(f"/annotate/{lease.token}/", complete_form(), headers={"HX-Request": "true"})
+
+    response = client.get(f"/annotate/{lease.token}/", follow=True)
+
+    next_lease = Assignment.objects.filter(annotator=alice, state="active").get()
+    assert response.redirect_chain[-1][0] == f"/annotate/{next_lease.token}/"
+    html = response.content.decode()
+    assert "You already submitted that item; here is your next one." in html
+    assert f'action="/annotate/{lease.token}/"' not in html
+    assert Judgment.objects.filter(assignment=lease).count() == 1
+
+
+def test_the_rating_pages_are_never_cached(client, alice):
+    """Back or a reload must ask the server, which knows what was submitted."""
+    lease = lease_pair(alice)
+    client.force_login(alice)
+
+    for path in ("/annotate/", f"/annotate/{lease.token}/"):
+        assert "no-store" in client.get(path)["Cache-Control"], path
+
+
+def test_the_site_icon_is_served(client):
+    response = client.get("/favicon.ico", follow=True)
+
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content)[:4] == b"\x00\x00\x01\x00"  # an ICO file
 
 
 def test_a_double_click_makes_one_judgment(client, alice):
@@ -292,34 +317,14 @@ def test_english_can_be_chosen(client, alice, settings):
 # Blinding ------------------------------------------------------------------------------
 
 
-def source_markers():
-    markers = set()
-    for source in Source.objects.all():
-        markers.add(source.slug.lower())
-        markers.add(source.display_name.lower())
-    return markers
-
-
-def assert_blind(response):
-    body = response.content.decode().lower()
-    headers = " ".join(f"{k}: {v}" for k, v in response.headers.items()).lower()
-    for marker in source_markers():
-        assert marker not in body, f"{marker!r} appears in an annotator's page"
-        assert marker not in headers, f"{marker!r} appears in an annotator's response headers"
-
-
-def test_no_annotator_facing_response_reveals_a_source(client, demo_dataset, luffy):
-    from tests.factories import approved_annotator
-    from tests.fixtures.studies import make_study
-
-    make_study(ask_human_guess=True, include_diversity=True)
-    frank = approved_annotator("frank@example.com", [luffy])
-    client.force_login(frank)
+def annotator_responses(client, annotator) -> list:
+    """Everything an annotator's browser receives while working through a study."""
+    client.force_login(annotator)
     responses = [client.get("/"), client.get("/screening/"), client.get("/annotate/")]
     for _ in range(30):
         page = client.get("/annotate/", follow=True)
         responses.append(page)
-        lease = Assignment.objects.filter(annotator=frank, state="active").first()
+        lease = Assignment.objects.filter(annotator=annotator, state="active").first()
         if lease is None:
             break
         responses.append(client.get(f"/annotate/{lease.token}/", headers={"HX-Request": "true"}))
@@ -341,9 +346,86 @@ def test_no_annotator_facing_response_reveals_a_source(client, demo_dataset, luf
                     headers={"HX-Request": "true"},
                 )
             )
+    return responses
+
+
+def test_no_annotator_facing_response_reveals_a_source(client, demo_dataset, luffy):
+    from tests.factories import approved_annotator
+    from tests.fixtures.studies import make_study
+
+    make_study(ask_human_guess=True, include_diversity=True)
+    frank = approved_annotator("frank@example.com", [luffy])
+    responses = annotator_responses(client, frank)
     for response in responses:
         assert_blind(response)
     # Never the same answer twice: one item per scenario of the demo set.
+    assert Judgment.objects.filter(annotator=frank).count() >= 5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_generated_source_reveals_neither_endpoint_nor_model_nor_prompt(
+    client, demo_dataset, luffy, chat_server, monkeypatch
+):
+    """A source collected through an API is as blind as an imported one: its endpoint's
+    name, address and model, the prompts and the call figures stay on the staff side."""
+    import io
+
+    from django.core.management import call_command
+
+    from collection.models import CharacterPrompt, GeneratedAnswer, ModelEndpoint
+    from tests.factories import approved_annotator
+
+    monkeypatch.setenv("BLIND_TEST_KEY", "sk-blind")
+    CharacterPrompt.objects.create(
+        character=luffy, version=1, template="你是{name}。PROMPTMARKER-ZETA"
+    )
+    call_command(
+        "collect_answers",
+        "--source", "hushed-llm",
+        "--base-url", chat_server.url,
+        "--model", "hushmodel-9b-chat",
+        "--api-key-env", "BLIND_TEST_KEY",
+        "--simulator-base-url", chat_server.url,
+        "--simulator-model", "simulatorzeta",
+        "--simulator-api-key-env", "BLIND_TEST_KEY",
+        "--characters", luffy.key,
+        "--scenarios", "1-2,16-17,31-32,46-47",
+        stdout=io.StringIO(),
+    )  # fmt: skip
+    assert GeneratedAnswer.objects.filter(answer__isnull=False).count() == 16
+    # Compared with the fans alone, so every pair shows a generated answer.
+    study = services.study_create(
+        name="Generated",
+        reference=Source.objects.get(slug="human"),
+        compared=[Source.objects.get(slug="hushed-llm")],
+        characters=[luffy],
+        rounds=(1, 2),
+        overlap=3,
+        include_diversity=True,
+        ask_human_guess=True,
+    )
+    services.study_open(study=study)
+    frank = approved_annotator("frank@example.com", [luffy])
+
+    responses = annotator_responses(client, frank)
+
+    endpoint = ModelEndpoint.objects.get(source_slug="hushed-llm")
+    port = chat_server.url.rsplit(":", 1)[1].split("/")[0]
+    secrets = [
+        "hushmodel",
+        "simulatorzeta",
+        "promptmarker",
+        endpoint.name.lower(),
+        port,
+        "sk-blind",
+    ]
+    for response in responses:
+        assert_blind(response)
+        body = response.content.decode().lower()
+        for secret in secrets:
+            assert secret not in body, f"{secret!r} appears in an annotator's page"
+    shown = " ".join(r.content.decode() for r in responses)
+    assert any(g.text in shown for g in GeneratedAnswer.objects.all())
     assert Judgment.objects.filter(annotator=frank).count() >= 5
 
 
@@ -362,3 +444,49 @@ def test_progress_counts_what_the_annotator_can_still_do(client, alice):
     html = client.get("/annotate/", follow=True).content.decode()
 
     assert "Done 0 of 8" in html
+
+
+# An answer tells the truth -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("failure", [RuntimeError("bug"), "database"])
+def test_a_saved_judgment_says_saved_even_when_the_next_item_fails(
+    client, alice, monkeypatch, failure
+):
+    from django.db import OperationalError
+
+    lease = lease_pair(alice)
+    client.force_login(alice)
+    error = OperationalError("connection lost") if failure == "database" else failure
+
+    def next_item_fails(**_kwargs):
+        # The judgment is committed by now: the failure comes after the save.
+        assert Judgment.objects.filter(assignment=lease).exists()
+        raise error
+
+    monkeypatch.setattr(services, "assignment_next", next_item_fails)
+    response = client.post(
+        f"/annotate/{lease.token}/", complete_form(), headers={"HX-Request": "true"}
+    )
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'data-testid="saved"' in html and "Your ratings are saved." in html
+    assert 'href="/annotate/"' in html, "a link to fetch the next item again"
+    assert "could not reach its database" not in html
+    assert Judgment.objects.get().ratings.count() == 18
+
+
+def test_a_refused_submission_saves_nothing_and_never_says_saved(client, alice):
+    lease = lease_pair(alice)
+    client.force_login(alice)
+
+    response = client.post(
+        f"/annotate/{lease.token}/",
+        {**complete_form(), "a-fluency": "9"},
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.status_code == 422
+    assert 'data-testid="saved"' not in response.content.decode()
+    assert Judgment.objects.count() == 0

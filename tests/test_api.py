@@ -177,3 +177,15 @@ def test_values_the_database_cannot_hold_are_a_clear_400(client, world, url):
 
     assert response.status_code == 400
     assert response.json()
+
+
+@pytest.mark.parametrize(
+    "query", [{"round": "99999999999999999999"}, {"character": "-1"}, {"scenario": "1.5"}]
+)
+def test_a_number_no_database_column_can_hold_is_a_clear_400(client, world, query):
+    client.force_login(world["researcher"])
+
+    response = client.get("/api/v1/answers/", query)
+
+    assert response.status_code == 400
+    assert list(response.json()) == list(query)

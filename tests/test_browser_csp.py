@@ -5,36 +5,15 @@ as a `securitypolicyviolation` event or a console error, so the test listens for
 """
 
 import pytest
-from django.conf import settings
-from django.test import Client
 
 from annotation import demo, services
 from annotation.models import ItemKind, Judgment, Study
 from annotation.simulation import simulate_study
 from dialogues.models import Answer, Character
 from tests.factories import UserFactory, approved_annotator, lease_pair
+from tests.fixtures.browser import RECORD_VIOLATIONS, session_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-RECORD_VIOLATIONS = """
-window.__cspViolations = [];
-document.addEventListener("securitypolicyviolation", (event) => {
-  window.__cspViolations.push(
-    `${event.violatedDirective} blocked ${event.blockedURI || "inline"} ` +
-    `at ${event.sourceFile}:${event.lineNumber} (${event.sample})`
-  );
-});
-"""
-
-
-def session_cookie(live_server, user):
-    client = Client()
-    client.force_login(user)
-    return {
-        "name": settings.SESSION_COOKIE_NAME,
-        "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-        "url": live_server.url,
-    }
 
 
 @pytest.fixture

@@ -7,41 +7,21 @@ from django.core import mail
 
 from annotation import demo, services
 from annotation.models import Judgment, Qualification
-from tests.factories import UserFactory, approved_annotator
+from tests.factories import approved_annotator
+from tests.fixtures.browser import (
+    approve_passed_applications_in_the_admin,
+    log_in,
+    rate_current_item_with_the_keyboard,
+)
+from tests.helpers import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PASSWORD = "a-Long-pass-phrase-42"
 
 
 @pytest.fixture
 def ready_study(demo_dataset):
     """The demo study with its quiz questions, open, nobody approved yet."""
     return demo.demo_prepare(annotators=[])
-
-
-def log_in(page, base, email, password=PASSWORD):
-    page.goto(f"{base}/accounts/login/")
-    page.fill("input[name=login]", email)
-    page.fill("input[name=password]", password)
-    page.click("main button[type=submit]")
-    page.wait_for_load_state()
-
-
-def rate_current_item_with_the_keyboard(page, value="4"):
-    """Digits only: every scale, then the preference and guess, then Enter."""
-    form = page.locator("form.rating-form[data-ready]")
-    form.wait_for()
-    done_before = page.get_by_test_id("progress").inner_text()
-    for _ in range(form.locator("fieldset.scale").count()):
-        page.keyboard.press(value)
-    for _ in range(form.locator("fieldset.choice").count()):
-        page.keyboard.press("1")
-    page.keyboard.press("Enter")
-    page.wait_for_function(
-        "before => document.querySelector('[data-testid=progress]').innerText !== before",
-        arg=done_before,
-    )
 
 
 def test_sign_up_screening_approval_and_keyboard_rating(
@@ -88,17 +68,7 @@ def test_sign_up_screening_approval_and_keyboard_rating(
     assert page.get_by_test_id("waiting").is_visible()
 
     # A study manager approves the application in the admin.
-    UserFactory(email="manager@example.com", password=PASSWORD, is_staff=True, is_superuser=True)
-    staff_page = new_page()
-    staff_page.goto(f"{base}/admin/login/")
-    staff_page.fill("input[name=username]", "manager")
-    staff_page.fill("input[name=password]", PASSWORD)
-    staff_page.click("input[type=submit]")
-    staff_page.goto(f"{base}/admin/annotation/qualification/?status__exact=passed")
-    staff_page.check("input[name=_selected_action]")
-    staff_page.select_option("select[name=action]", "approve")
-    staff_page.click("button[name=index]")
-    staff_page.wait_for_load_state()
+    approve_passed_applications_in_the_admin(new_page(), base)
     qualification.refresh_from_db()
     assert qualification.status == "approved"
 

@@ -3,37 +3,15 @@
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
-PRODUCTION_ENV = {
-    "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.production",
-    "DJANGO_SECRET_KEY": "a-long-random-production-secret-" + "x7Q2p9Lm" * 6,
-    "DJANGO_ALLOWED_HOSTS": "chatanime.example.org",
-    "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/chatanime",
-    "REDIS_URL": "redis://127.0.0.1:6379/0",
-}
-
-
-def manage(*args, env):
-    clean = {
-        k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_"))
-    }
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=REPO,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from tests.fixtures.services import REPO
+from tests.helpers import PRODUCTION_ENV, run_manage
 
 
 def test_production_refuses_to_start_without_its_secret_key():
     env = {k: v for k, v in PRODUCTION_ENV.items() if k != "DJANGO_SECRET_KEY"}
 
-    result = manage("check", env=env)
+    result = run_manage("check", env=env)
 
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY" in result.stderr
@@ -42,14 +20,14 @@ def test_production_refuses_to_start_without_its_secret_key():
 def test_production_refuses_to_start_without_a_database_url():
     env = {k: v for k, v in PRODUCTION_ENV.items() if k != "DATABASE_URL"}
 
-    result = manage("check", env=env)
+    result = run_manage("check", env=env)
 
     assert result.returncode != 0
     assert "DATABASE_URL" in result.stderr
 
 
 def test_production_settings_pass_the_deployment_checklist():
-    result = manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
 
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -58,7 +36,7 @@ def test_production_static_files_collect_with_hashed_names(tmp_path):
     # The production storage rewrites every reference inside CSS and JS files to hashed
     # names and fails on a reference to a file that is not there (a vendored library's
     # source map, say), which would break the image build.
-    result = manage(
+    result = run_manage(
         "collectstatic", "--noinput", env={**PRODUCTION_ENV, "DJANGO_STATIC_ROOT": str(tmp_path)}
     )
 
@@ -96,3 +74,81 @@ def test_find_python_picks_a_python_of_at_least_3_12():
         text=True,
     )
     assert version.stdout.strip() == "True"
+
+
+def test_every_task_has_a_soft_and_a_hard_time_limit_below_the_visibility_timeout():
+    from django.conf import settings
+
+    import annotation.tasks  # noqa: F401  (registers the tasks)
+    from chatanime_site.celery import app
+
+    tasks = [task for name, task in app.tasks.items() if name.startswith("annotation.")]
+    visibility_timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+
+    assert tasks
+    for task in tasks:
+        # What the worker applies: the task's own limits, else the configured defaults.
+        soft = task.soft_time_limit or app.conf.task_soft_time_limit
+        hard = task.time_limit or app.conf.task_time_limit
+        assert soft and hard, task.name
+        assert soft < hard < visibility_timeout, task.name
+
+
+def test_production_uses_the_resilient_redis_cache_and_a_real_broker():
+    result = run_manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.conf import settings as s; "
+        "print(s.CACHES['default']['BACKEND'], s.CACHES['default']['LOCATION'], "
+        "s.CELERY_BROKER_URL, s.CELERY_TASK_ALWAYS_EAGER)",
+        env=PRODUCTION_ENV,
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "chatanime_site.cache.ResilientRedisCache",
+        PRODUCTION_ENV["REDIS_URL"],
+        PRODUCTION_ENV["REDIS_URL"],
+        "False",
+    ]
+
+
+def test_production_refuses_to_start_without_a_redis_url():
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "REDIS_URL"}
+
+    result = run_manage("check", env=env)
+
+    assert result.returncode != 0
+    assert "REDIS_URL" in result.stderr
+
+
+def test_the_embedded_sqlite_lets_pages_read_while_a_submission_writes(tmp_path):
+    """`make run` with several annotators: WAL (readers never wait for the writer),
+    immediate write transactions (no deadlock on upgrading a read lock) and a busy
+    timeout instead of "database is locked"."""
+    code = (
+        "import django; django.setup(); from django.db import connection; "
+        "cursor = connection.cursor(); "
+        "print(cursor.execute('PRAGMA journal_mode').fetchone()[0], "
+        "cursor.execute('PRAGMA busy_timeout').fetchone()[0], "
+        "connection.settings_dict['OPTIONS']['transaction_mode'])"
+    )
+    clean = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_"))
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env={
+            **clean,
+            "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.local",
+            "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout.split()
+
+    assert out == ["wal", "20000", "IMMEDIATE"]

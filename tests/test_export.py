@@ -279,6 +279,7 @@ def test_a_snapshot_is_three_files_and_a_manifest_that_describes_them(filled, tm
         "ratings-long.csv",
         "ratings-wide.csv",
         "ratings.jsonl",
+        "results.json",
     ]
     for name, described in manifest["files"].items():
         assert described["sha256"] == sha256_of(target / name), name
@@ -292,7 +293,12 @@ def test_a_snapshot_is_three_files_and_a_manifest_that_describes_them(filled, tm
     judgments = Judgment.objects.filter(item__study=filled)
     assert manifest["files"]["ratings-wide.csv"]["rows"] == len(wide_rows)
     assert len(wide_rows) == judgments.count() - 1
-    assert manifest["judgments"] == {"included": judgments.count() - 1, "excluded": 1}
+    assert manifest["judgments"] == {
+        "included": judgments.count() - 1,
+        "excluded": 1,
+        "gold": 0,
+        "counted": judgments.count() - 1,
+    }
     (settings_,) = manifest["studies"]
     assert settings_["slug"] == filled.slug and settings_["overlap"] == 1
     assert settings_["rounds"] == [1] and settings_["design"] == filled.design

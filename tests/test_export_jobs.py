@@ -10,7 +10,7 @@ import zipfile
 import pytest
 from django.contrib.auth.models import Group
 
-from annotation import services
+from annotation import exports, services
 from annotation.models import ExportJob, ExportStatus, Judgment
 from annotation.simulation import simulate_study
 from tests.factories import UserFactory, approved_annotator
@@ -55,8 +55,8 @@ def direct_export(client, study, kind="csv") -> bytes:
     return b"".join(response.streaming_content)
 
 
-def downloaded(client, job) -> bytes:
-    response = client.get(f"/exports/{job.pk}/download/")
+def downloaded(client, job, part="download") -> bytes:
+    response = client.get(f"/exports/{job.pk}/{part}/")
     assert response.status_code == 200, response.status_code
     return b"".join(response.streaming_content)
 
@@ -79,9 +79,22 @@ def test_a_prepared_file_equals_the_direct_download(
     assert body == direct_export(client, world["study"], kind)
     assert job.sha256 == hashlib.sha256(body).hexdigest() and job.size == len(body)
     assert job.rows == len(body.decode().splitlines()) - (0 if kind == "jsonl" else 1)
+    # Its manifest comes beside it, as the command writes one: checksum, options, counts.
+    manifest = json.loads(downloaded(client, job, "manifest"))
+    name = job.file.name.rsplit("/", 1)[-1]
+    assert manifest["files"] == {
+        name: {"kind": kind, "rows": job.rows, "bytes": len(body), "sha256": job.sha256}
+    }
+    assert manifest["options"] == {
+        "study": world["study"].slug,
+        "include_excluded": False,
+        "bom": False,
+    }
+    assert manifest["judgments"] == exports.judgment_counts(world["study"])
     # The answer shows the job queued and polls; once the worker is done, the link appears.
     assert b'data-status="queued"' in response.content and b"every 2s" in response.content
-    assert f"/exports/{job.pk}/download/" in client.get(url, headers=HTMX).content.decode()
+    listed = client.get(url, headers=HTMX).content.decode()
+    assert f"/exports/{job.pk}/download/" in listed and f"/exports/{job.pk}/manifest/" in listed
 
 
 @pytest.mark.django_db
@@ -122,6 +135,7 @@ def test_a_snapshot_file_is_a_zip_of_the_three_files_and_their_manifest(
         "ratings-long.csv",
         "ratings-wide.csv",
         "ratings.jsonl",
+        "results.json",
     }
     manifest = json.loads(archive.read(names["manifest.json"]))
     for name, described in manifest["files"].items():
@@ -129,6 +143,8 @@ def test_a_snapshot_file_is_a_zip_of_the_three_files_and_their_manifest(
     assert archive.read(names["ratings-long.csv"]) == direct_export(client, world["study"])
     assert job.rows == manifest["files"]["ratings-long.csv"]["rows"]
     assert manifest["studies"][0]["slug"] == world["study"].slug
+    # Its manifest is the one inside the zip; there is no second file to fetch.
+    assert client.get(f"/exports/{job.pk}/manifest/").status_code == 404
 
 
 @pytest.mark.django_db
@@ -138,7 +154,8 @@ def test_a_failing_job_records_its_error_and_leaves_no_file(
     def broken(*args, **kwargs):
         raise OSError("No space left on device")
 
-    monkeypatch.setattr("annotation.exports.export_write", broken)
+    # Where every export file, and its manifest's checksum, is written.
+    monkeypatch.setattr("annotation.exports.snapshot.export_write", broken)
     client.force_login(world["researcher"])
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -149,6 +166,7 @@ def test_a_failing_job_records_its_error_and_leaves_no_file(
     assert "No space left on device" in job.error and job.finished_at is not None
     assert list((media_root / "exports").iterdir()) == []
     assert client.get(f"/exports/{job.pk}/download/").status_code == 404
+    assert client.get(f"/exports/{job.pk}/manifest/").status_code == 404
     page = client.get(f"/results/{world['study'].slug}/").content.decode()
     assert "No space left on device" in page
 
@@ -243,27 +261,33 @@ def test_who_may_request_and_download_export_files(
             study=world["study"], user=world["researcher"], kind="csv"
         )
     download = f"/exports/{job.pk}/download/"
+    manifest = f"/exports/{job.pk}/manifest/"
     request = f"/results/{slug}/exports/"
 
-    for url in (download, request):
+    for url in (download, manifest, request):
         response = client.get(url)
         assert response.status_code == 302 and "/accounts/login/" in response["Location"], url
     assert client.post(request, {"kind": "csv"}).status_code == 302
 
     client.force_login(world["annotator"])
     assert client.get(download).status_code == 403
+    assert client.get(manifest).status_code == 403
     assert client.get(request, headers=HTMX).status_code == 403
     assert client.post(request, {"kind": "csv"}).status_code == 403
 
     client.force_login(world["other_researcher"])
     assert client.get(download).status_code == 404
+    assert client.get(manifest).status_code == 404
 
     client.force_login(world["staff"])
     assert client.get(download).status_code == 200
+    assert client.get(manifest).status_code == 200
 
     client.force_login(world["researcher"])
     assert client.get(download).status_code == 200
+    assert client.get(manifest).status_code == 200
     assert client.get("/exports/999999/download/").status_code == 404
+    assert client.get("/exports/999999/manifest/").status_code == 404
     assert ExportJob.objects.count() == 1
 
 
@@ -378,7 +402,8 @@ def test_old_files_are_deleted_and_their_jobs_say_so(
     old.refresh_from_db()
     new.refresh_from_db()
     old_file = media_root / old.file.name
-    assert old_file.exists()
+    old_manifest = media_root / (old.file.name + ".manifest.json")
+    assert old_file.exists() and old_manifest.exists()
     ExportJob.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=4))
 
     assert services.export_jobs_tidy() == {"requeued": 0, "expired": 1}
@@ -386,6 +411,7 @@ def test_old_files_are_deleted_and_their_jobs_say_so(
 
     old.refresh_from_db()
     assert old.status == ExportStatus.EXPIRED and not old.file and not old_file.exists()
+    assert not old_manifest.exists()
     assert (media_root / new.file.name).exists()
     client.force_login(world["researcher"])
     assert client.get(f"/exports/{old.pk}/download/").status_code == 404

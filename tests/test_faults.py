@@ -25,17 +25,16 @@ from chatanime_site.cache import ResilientRedisCache
 from dialogues.models import Answer, Character, Scenario, Source
 from tests.factories import approved_annotator, lease_pair
 from tests.fixtures.data import DEMO_DATA, write_source
-from tests.fixtures.faults import (
-    free_port,
-    manage,
-    manage_env,
-    port_open,
+from tests.fixtures.faults import free_port, manage, manage_env, port_open
+from tests.fixtures.services import (
+    REPO,
+    database_url_of_test_database,
     publishing_to,
     running_worker,
+    wait_for,
 )
-from tests.fixtures.services import REPO, database_url_of_test_database, wait_for
 from tests.fixtures.studies import make_study
-from tests.test_annotate_views import complete_form
+from tests.helpers import complete_form
 
 pytestmark = pytest.mark.integration
 
@@ -120,7 +119,9 @@ def test_judgments_are_saved_while_redis_is_down_and_results_catch_up_after(
         # refreshes every open study.
         private_redis.start()
         with running_worker(
-            database_url=database_url_of_test_database(), redis_url=private_redis.url, queue=queue
+            database_url=database_url_of_test_database(),
+            redis_url=private_redis.url,
+            queues=[queue, "celery"],
         ):
             open_studies_refresh.delay()
             results = wait_for(
@@ -147,7 +148,7 @@ def kill_half_way_then_redeliver(
         with running_worker(
             database_url=database_url,
             redis_url=redis_url,
-            queue=queue,
+            queues=[queue, "celery"],
             app="tests.fixtures.pausing_worker",
             env={**env, "CHATANIME_PAUSE_MARKER": str(marker), "CHATANIME_PAUSE_IN": pause_in},
         ) as doomed:
@@ -163,7 +164,7 @@ def kill_half_way_then_redeliver(
         # timeout of the abandoned one must have run out.
         wait_for(lambda: time.monotonic() - killed_at > 4, timeout=10)
         with running_worker(
-            database_url=database_url, redis_url=redis_url, queue=queue, env=env
+            database_url=database_url, redis_url=redis_url, queues=[queue, "celery"], env=env
         ) as successor:
             found = wait_for(finished, timeout=120)
             successor.send_signal(signal.SIGTERM)

@@ -11,8 +11,7 @@ from annotation.models import (
     QualityFlag,
 )
 from tests.factories import UserFactory, lease_pair
-from tests.test_quality_control import submit
-from tests.test_staff_screening import applicant_who_passed, question_bank  # noqa: F401
+from tests.helpers import applicant_who_passed, submit
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -26,7 +25,7 @@ def test_every_service_that_stores_typed_text_drops_nul_characters(
     alice,
     bob,
     luffy,
-    question_bank,  # noqa: F811
+    question_bank,
 ):
     staff = UserFactory(email="boss@example.com", is_staff=True)
 

@@ -6,8 +6,7 @@ import pytest
 from annotation import services
 from annotation.models import Assignment, Item, Judgment, Rating
 from tests.factories import lease_pair
-from tests.test_annotate_views import assert_blind, complete_form
-from tests.test_rating_service import pair_submission
+from tests.helpers import assert_blind, complete_form, pair_submission
 
 pytestmark = pytest.mark.django_db
 

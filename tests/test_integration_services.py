@@ -13,6 +13,7 @@ from annotation.tasks import record_worker_heartbeat
 from dialogues.models import Answer, Character, Scenario, Source
 from tests.fixtures.data import REAL_DATA, write_source
 from tests.fixtures.services import require_service, wait_for
+from tests.helpers import pair_submission
 
 pytestmark = pytest.mark.integration
 
@@ -122,7 +123,6 @@ def test_a_real_worker_updates_the_leaderboard_after_a_submission(
     from annotation.models import StudyResults
     from tests.factories import approved_annotator, lease_pair
     from tests.fixtures.studies import make_study
-    from tests.test_rating_service import pair_submission
 
     study = make_study(characters=[luffy])
     annotator = approved_annotator("live@example.com", [luffy])

@@ -7,7 +7,7 @@ from django.db import OperationalError
 from annotation.models import Judgment
 from annotation.views import annotate
 from tests.factories import lease_pair
-from tests.test_annotate_views import complete_form
+from tests.helpers import complete_form
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,6 @@
 import pytest
 
 from annotation import services
-from annotation.metric_definitions import PAIR_METRIC_SLUGS
 from annotation.models import (
     AnnotatorProfile,
     Assignment,
@@ -17,24 +16,9 @@ from annotation.models import (
 from annotation.services.quality import agreement_deviations, gold_failures, is_straight_lined
 from tests.factories import UserFactory, approved_annotator, lease_pair
 from tests.fixtures.studies import make_study
+from tests.helpers import submit
 
 pytestmark = pytest.mark.django_db
-
-
-def ratings(a_values, b_values):
-    out = {}
-    for i, slug in enumerate(PAIR_METRIC_SLUGS):
-        out[("a", slug)] = a_values[i % len(a_values)]
-        out[("b", slug)] = b_values[i % len(b_values)]
-    return out
-
-
-def submit(user, lease, a_values=(3, 4), b_values=(2, 5)):
-    return services.judgment_submit(
-        user=user,
-        token=lease.token,
-        submission=services.Submission(ratings=ratings(a_values, b_values), preference="a"),
-    )
 
 
 @pytest.fixture

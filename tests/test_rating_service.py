@@ -10,18 +10,9 @@ from annotation.metric_definitions import PAIR_METRIC_SLUGS
 from annotation.models import Assignment, AssignmentState, Item, ItemKind, Judgment, Rating
 from tests.factories import approved_annotator, lease_pair
 from tests.fixtures.studies import make_study
+from tests.helpers import full_ratings, pair_submission
 
 pytestmark = pytest.mark.django_db
-
-
-def full_ratings(value=4, positions=("a", "b")):
-    return {(p, slug): value for p in positions for slug in PAIR_METRIC_SLUGS}
-
-
-def pair_submission(**overrides):
-    fields = {"ratings": full_ratings(), "preference": "a"}
-    fields.update(overrides)
-    return services.Submission(**fields)
 
 
 def test_a_complete_submission_records_one_judgment_with_every_rating(alice):

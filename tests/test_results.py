@@ -13,6 +13,7 @@ from annotation.simulation import simulate_study
 from dialogues.models import Source
 from tests.factories import UserFactory, approved_annotator
 from tests.fixtures.studies import make_study
+from tests.helpers import pair_submission, submit_item
 
 pytestmark = pytest.mark.django_db
 
@@ -20,6 +21,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def simulated(demo_dataset, settings, luffy):
     settings.CHATANIME_BOOTSTRAP_DRAWS = 50
+    # A small study: each compared source has 3-4 annotators and 16 judgments.
+    settings.CHATANIME_MIN_ANNOTATORS = 3
+    settings.CHATANIME_MIN_JUDGMENTS = 5
     study = make_study(
         overlap=2, rounds=(1,), include_diversity=True, ask_human_guess=True, characters=[luffy]
     )
@@ -48,7 +52,8 @@ def test_aggregate_json_has_the_documented_shape(simulated):
         assert -1 <= figures["alpha_ordinal"] <= 1
     for source in Source.objects.all():
         row = payload["leaderboard"][source.slug]["speech_style"]
-        assert set(row) == {"mean", "ci_low", "ci_high", "n"}
+        assert set(row) == {"mean", "ci_low", "ci_high", "n", "annotators", "cells", "enough_data"}
+        assert row["enough_data"] is True, row
         assert row["ci_low"] <= row["mean"] <= row["ci_high"]
 
 
@@ -139,7 +144,6 @@ def test_aggregate_refuses_an_unknown_study(simulated):
 
 def test_simulation_refuses_a_study_with_real_judgments(alice, study):
     lease = services.assignment_next(user=alice)
-    from tests.test_rating_service import pair_submission
 
     while lease.item.kind != "pair":
         services.assignment_skip(user=alice, token=lease.token, reason="x")
@@ -162,7 +166,6 @@ def test_simulated_judgments_are_marked(simulated):
 
 def test_a_submission_queues_a_results_refresh(alice, study, django_capture_on_commit_callbacks):
     from tests.factories import lease_pair
-    from tests.test_rating_service import pair_submission
 
     lease = lease_pair(alice)
     with django_capture_on_commit_callbacks(execute=True):
@@ -184,7 +187,7 @@ def researcher(db):
     return user
 
 
-@pytest.mark.parametrize("url", ["/results/", "/results/{slug}/"])
+@pytest.mark.parametrize("url", ["/results/", "/results/{slug}/", "/results/{slug}/methods/"])
 def test_results_pages_permission_matrix(client, simulated, researcher, luffy, url):
     study, _made, _truth = simulated
     path = url.format(slug=study.slug)
@@ -238,13 +241,12 @@ def test_a_study_with_only_diversity_sets_judged_has_results(
 ):
     """Sets come first, so a new study's first judgments are all sets."""
     from annotation.models import ItemKind
-    from tests.test_assignment_policy import submit
 
     study = make_study(include_diversity=True, characters=[luffy])
     annotator = approved_annotator("first@example.com", [luffy])
     lease = services.assignment_next(user=annotator)
     assert lease.item.kind == ItemKind.DIVERSITY
-    submit(annotator, lease, value=4)
+    submit_item(annotator, lease, value=4)
 
     results = services.study_recompute(study=study)
 
@@ -320,3 +322,37 @@ def test_the_binary_copy_reader_gives_the_same_ratings_as_the_plain_query(
             judgment__item__study=study, judgment__excluded=False, judgment__item__is_gold=True
         ).count()
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_broker_the_refresh_runs_beside_the_request_not_in_it(
+    alice, study, settings, monkeypatch
+):
+    """`make run` (no Redis, tasks in-process): the annotator's request only notes the
+    study; a background thread recomputes it, once the submission is committed."""
+    import threading
+
+    from annotation import background
+    from annotation.services import results
+    from tests.factories import lease_pair
+    from tests.test_rating_service import pair_submission
+
+    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = True
+    refresher = background.Refresher(delay_seconds=0)
+    monkeypatch.setattr(background, "_refresher", refresher)
+    recomputed_on = []
+    real_recompute = results.study_recompute
+
+    def recompute(*, study):
+        recomputed_on.append(threading.current_thread())
+        return real_recompute(study=study)
+
+    monkeypatch.setattr(results, "study_recompute", recompute)
+    monkeypatch.setattr(services, "study_recompute", recompute)
+
+    lease = lease_pair(alice)
+    services.judgment_submit(user=alice, token=lease.token, submission=pair_submission())
+    refresher.wait_idle()
+
+    assert recomputed_on and threading.current_thread() not in recomputed_on
+    assert StudyResults.objects.get(study=study).judgments == 1

@@ -15,8 +15,8 @@ from annotation.models import Judgment, Study
 from dialogues.models import Answer, Character, Source, SourceKind
 from tests.factories import UserFactory, approved_annotator, lease_pair
 from tests.fixtures.data import write_source
-from tests.test_annotate_views import complete_form
-from tests.test_configuration import PRODUCTION_ENV, REPO, manage
+from tests.fixtures.services import REPO
+from tests.helpers import PRODUCTION_ENV, complete_form, run_manage
 
 pytestmark = pytest.mark.django_db
 
@@ -31,58 +31,90 @@ def staff_member():
     )
 
 
-def admin_login(client, username, password):
-    return client.post("/admin/login/?next=/admin/", {"username": username, "password": password})
+def site_login(client, email, password, next_url="/admin/"):
+    return client.post(f"/accounts/login/?next={next_url}", {"login": email, "password": password})
+
+
+def test_the_admin_sends_staff_to_the_site_log_in_and_back(client, staff_member):
+    to_admin_login = client.get("/admin/")
+    to_site_login = client.get(to_admin_login["Location"])
+
+    assert to_admin_login.status_code == 302
+    assert to_site_login.status_code == 302
+    assert to_site_login["Location"] == "/accounts/login/?next=%2Fadmin%2F"
+
+    logged_in = client.post(
+        to_site_login["Location"], {"login": "chief@example.com", "password": "right-pw-42"}
+    )
+
+    assert logged_in.status_code == 302 and logged_in["Location"] == "/admin/"
+    assert client.get("/admin/").status_code == 200
 
 
 def test_the_admin_log_in_works_below_the_limit(client, staff_member):
     for _ in range(4):
-        assert admin_login(client, "chief", "wrong").status_code == 200
+        assert site_login(client, "chief@example.com", "wrong").status_code == 200
 
-    response = admin_login(client, "chief", "right-pw-42")
+    response = site_login(client, "chief@example.com", "right-pw-42")
 
     assert response.status_code == 302
     assert client.session.get("_auth_user_id") == str(staff_member.pk)
 
 
-def test_the_admin_log_in_is_throttled_after_five_failures(client, staff_member):
-    for _ in range(5):
-        admin_login(client, "chief", "wrong")
+def test_the_admin_password_form_is_gone(client, staff_member):
+    response = client.post(
+        "/admin/login/?next=/admin/", {"username": "chief", "password": "right-pw-42"}
+    )
 
-    response = admin_login(client, "chief", "right-pw-42")
-
-    assert response.status_code == 429
-    assert response["Retry-After"]
-    assert "Too many failed log-in attempts" in response.content.decode()
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
     assert "_auth_user_id" not in client.session
 
 
-def test_the_admin_throttle_counts_per_address_across_user_names(client, staff_member):
+def test_a_signed_in_non_staff_account_is_refused_the_admin_log_in(client):
+    client.force_login(UserFactory(email="fan@example.com"))
+
+    assert client.get("/admin/login/").status_code == 403
+
+
+def test_the_admin_log_in_is_throttled_after_five_failures(client, staff_member):
+    for _ in range(5):
+        site_login(client, "chief@example.com", "wrong")
+
+    response = site_login(client, "chief@example.com", "right-pw-42")
+
+    assert "Too many failed login attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    assert client.get("/admin/").status_code == 302
+
+
+def test_the_admin_throttle_counts_per_address_across_accounts(client, staff_member):
     for i in range(5):
-        admin_login(client, f"guess{i}", "wrong")
+        site_login(client, f"guess{i}@example.com", "wrong")
 
-    response = admin_login(client, "chief", "right-pw-42")
+    response = site_login(client, "chief@example.com", "right-pw-42")
 
-    assert response.status_code == 429
+    assert "Too many failed login attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session
 
 
-def test_the_admin_throttle_counts_per_user_name_across_addresses(staff_member):
+def test_the_admin_throttle_counts_per_account_across_addresses(staff_member):
     for i in range(5):
-        admin_login(Client(REMOTE_ADDR=f"10.0.0.{i}"), "chief", "wrong")
+        site_login(Client(REMOTE_ADDR=f"10.0.0.{i}"), "chief@example.com", "wrong")
+    client = Client(REMOTE_ADDR="10.0.1.1")
 
-    response = admin_login(Client(REMOTE_ADDR="10.0.1.1"), "Chief", "right-pw-42")
+    response = site_login(client, "Chief@example.com", "right-pw-42")
 
-    assert response.status_code == 429
+    assert "Too many failed login attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session
 
 
 def test_the_throttle_message_speaks_chinese_by_default(client, staff_member, settings):
     settings.LANGUAGE_CODE = "zh-hans"
     for _ in range(5):
-        admin_login(client, "chief", "wrong")
+        site_login(client, "chief@example.com", "wrong")
 
-    response = admin_login(client, "chief", "wrong")
+    response = site_login(client, "chief@example.com", "wrong")
 
-    assert response.status_code == 429
     assert "登录失败次数过多" in response.content.decode()
 
 
@@ -196,7 +228,7 @@ def test_production_cookies_are_https_only_with_hsts_and_the_policy():
         "'middleware': s.MIDDLEWARE}))"
     )
 
-    result = manage("shell", "-c", script, env=PRODUCTION_ENV)
+    result = run_manage("shell", "-c", script, env=PRODUCTION_ENV)
 
     assert result.returncode == 0, result.stderr
     values = json.loads(result.stdout.strip().splitlines()[-1])

@@ -2,7 +2,6 @@
 and the coverage of each character: every change audited, bad input refused."""
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation import selectors, selectors_staff, services
 from annotation.models import (
@@ -12,18 +11,10 @@ from annotation.models import (
     ProfileStatus,
     StudyMembership,
 )
-from annotation.roles import STUDY_MANAGERS_GROUP
-from tests.factories import UserFactory, approved_annotator, lease_pair
-from tests.test_quality_control import submit
+from tests.factories import approved_annotator, lease_pair
+from tests.helpers import submit
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def manager(study):
-    user = UserFactory(email="manager@example.com")
-    user.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
-    return user
 
 
 def profile_of(user):
@@ -160,6 +151,31 @@ def test_the_directory_shows_work_time_and_flags(client, manager, alice, bob, lu
     assert row.median_seconds is not None and row.median_seconds < 15
     assert [c.pk for c in row.approved_characters] == [luffy.pk]
     assert "Test study" in [s.name for s in row.studies]
+
+
+def test_the_staff_pages_count_judgments_as_the_results_do(client, manager, alice):
+    """A gold judgment and an excluded one are work done, but they are not counted in the
+    results; the counted figure and its median time must not move because of them."""
+    from annotation.models import Item, Judgment
+
+    counted = [submit(alice, lease_pair(alice)) for _ in range(2)]
+    gold = submit(alice, lease_pair(alice))
+    excluded = submit(alice, lease_pair(alice))
+    for judgment, seconds in ((counted[0], 10), (counted[1], 20), (gold, 1000), (excluded, 2000)):
+        Judgment.objects.filter(pk=judgment.pk).update(seconds_on_task=seconds)
+    Item.objects.filter(pk=gold.item_id).update(is_gold=True)
+    services.judgment_exclude(judgment=excluded, decided_by=manager, reason="copied answers")
+
+    [row] = selectors_staff.annotator_rows([profile_of(alice)])
+
+    assert row.judgments == Judgment.objects.filter(annotator=alice).counted().count() == 2
+    assert row.judgments_all == 4
+    assert row.median_seconds == 15  # of the counted 10 and 20 s, not 510 over all four
+    client.force_login(manager)
+    for url in ("/staff/annotators/", f"/staff/annotators/{profile_of(alice).pk}/"):
+        html = client.get(url).content.decode()
+        assert 'data-testid="counted-judgments">2<' in html, url
+        assert 'data-testid="all-judgments">4<' in html, url
 
 
 def test_the_directory_filters_by_status(client, manager, alice, bob):

@@ -3,16 +3,12 @@ applicant from the screening queue, excluding a flagged judgment on the dashboar
 the Chinese UI), and every staff page at desktop and phone widths."""
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation import demo, services
 from annotation.models import AnnotatorProfile, Judgment, JudgmentDecision, Qualification
-from annotation.roles import STUDY_MANAGERS_GROUP
 from tests.factories import UserFactory, approved_annotator, lease_pair
-from tests.fixtures.browser import ARTIFACTS
-from tests.test_browser_journey import PASSWORD, log_in
-from tests.test_quality_control import ratings
-from tests.test_staff_screening import applicant_who_passed
+from tests.fixtures.browser import ARTIFACTS, log_in
+from tests.helpers import PASSWORD, applicant_who_passed, ratings
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,15 +29,8 @@ def ready_study(demo_dataset):
     return demo.demo_prepare(annotators=[])
 
 
-@pytest.fixture
-def manager(ready_study):
-    user = UserFactory(email="manager@example.com", password=PASSWORD)
-    user.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
-    return user
-
-
 def test_a_study_manager_approves_an_applicant_from_the_queue(
-    live_server, new_page, manager, luffy, settings
+    live_server, new_page, manager, ready_study, luffy, settings
 ):
     settings.LANGUAGE_CODE = "en"
     fan = applicant_who_passed("fan@example.com", [luffy], sample="吃饱了肉再努力一次！")

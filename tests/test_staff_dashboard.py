@@ -5,7 +5,6 @@ the audit trail that the export snapshot reads."""
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from annotation import selectors_staff, services
@@ -16,18 +15,10 @@ from annotation.models import (
     JudgmentDecision,
     QualityFlag,
 )
-from annotation.roles import STUDY_MANAGERS_GROUP
 from tests.factories import UserFactory, lease_pair
-from tests.test_quality_control import submit
+from tests.helpers import submit
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def manager(study):
-    user = UserFactory(email="manager@example.com")
-    user.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
-    return user
 
 
 def test_progress_counts_complete_in_progress_and_not_started(study, luffy, natsume):

@@ -16,7 +16,7 @@ from annotation.models import (
 )
 from annotation.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
 from tests.factories import UserFactory
-from tests.test_quality_control import submit
+from tests.helpers import submit
 
 pytestmark = pytest.mark.django_db
 

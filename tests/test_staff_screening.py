@@ -1,11 +1,12 @@
 """Screening review by study managers: the queue, decisions with notes, in bulk, the
 email the applicant gets, the audit trail, and refusals that change nothing."""
 
+import re
+
 import pytest
-from django.contrib.auth.models import Group
 from django.core import mail
 
-from annotation import demo, services
+from annotation import services
 from annotation.models import (
     AnnotatorProfile,
     AuditEvent,
@@ -13,36 +14,10 @@ from annotation.models import (
     Qualification,
     QualificationStatus,
 )
-from annotation.roles import STUDY_MANAGERS_GROUP
 from tests.factories import UserFactory
+from tests.helpers import applicant_who_passed
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def manager(study):
-    user = UserFactory(email="manager@example.com")
-    user.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
-    return user
-
-
-@pytest.fixture
-def question_bank(study):
-    demo.demo_prepare(annotators=[])
-
-
-def applicant_who_passed(email, characters, sample="没事的！"):
-    """Consented, claimed `characters` and passed each quiz."""
-    user = UserFactory(email=email)
-    services.consent_give(user=user)
-    services.characters_claim(user=user, characters=characters)
-    for character in characters:
-        qualification = Qualification.objects.get(profile__user=user, character=character)
-        right = {
-            q.pk: q.correct_choice for q in services.quiz_questions(qualification=qualification)
-        }
-        services.quiz_submit(user=user, character=character, choices=right, roleplay_sample=sample)
-    return user
 
 
 def test_the_queue_shows_scores_samples_and_consent(client, manager, question_bank, luffy):
@@ -257,3 +232,25 @@ def test_filters_with_digits_that_are_not_plain_numbers_are_ignored(client, mana
     assert client.get("/staff/screening/", {"character": "²"}).status_code == 200
     client.force_login(UserFactory(email="root@example.com", is_staff=True, is_superuser=True))
     assert client.get("/staff/audit/", {"study": "²"}).status_code == 200
+
+
+def test_the_status_filter_counts_follow_a_decision(client, manager, question_bank, luffy):
+    fan = applicant_who_passed("fan@example.com", [luffy])
+    qualification = Qualification.objects.get(profile__user=fan)
+    client.force_login(manager)
+    page = client.get("/staff/screening/").content.decode()
+    assert re.search(r'<option value="passed"[^>]*>[^<]*\(1\)', page)
+
+    response = client.post(
+        "/staff/screening/review/",
+        {"qualification": [qualification.pk], "decision": "approve"},
+        headers={"HX-Request": "true"},
+    )
+
+    html = response.content.decode()
+    # The filter above the queue is replaced out of band, with the emptied queue's count.
+    [select] = re.findall(
+        r'<select name="status" id="status-filter" hx-swap-oob="true">.*?</select>', html, re.S
+    )
+    assert re.search(r'<option value="passed"[^>]*>[^<]*\(0\)', select)
+    assert re.search(r'<option value="approved"[^>]*>[^<]*\(1\)', select)

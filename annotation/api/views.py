@@ -3,6 +3,7 @@
 from django.db.models import Count
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
@@ -13,72 +14,51 @@ from dialogues.models import Answer, Character, Scenario, Source
 
 from .. import exports
 from ..models import Item, Judgment, Rating, Study
-from ..parsing import whole_number
-from . import serializers
+from . import filters, serializers
 from .permissions import IsResearcher
 
 
-class FilteredViewSet(viewsets.ReadOnlyModelViewSet):
-    """Query-string filters: `filters` maps a parameter to the lookup it filters on."""
+class ResearchViewSet(viewsets.ReadOnlyModelViewSet):
+    """Read-only, for researchers; query-string filters come from the view's `filterset_class`
+    (django-filter), and a value that cannot be a filter's (`?round=two`) is a 400."""
 
     permission_classes = [IsResearcher]
-    filters: dict[str, str] = {}
+    filter_backends = [DjangoFilterBackend]
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         # PostgreSQL text cannot hold NUL: such a value can match nothing, and would
-        # otherwise fail inside the database.
+        # otherwise fail inside the database. Checked here for every parameter, path
+        # and export ones included, not only the filters.
         for name, value in [*request.query_params.items(), *kwargs.items()]:
             if "\x00" in str(value):
                 raise ValidationError({name: "must not contain NUL characters"})
 
-    def filter_queryset(self, queryset):
-        for parameter, lookup in self.filters.items():
-            value = self.request.query_params.get(parameter)
-            if value in (None, ""):
-                continue
-            if lookup.endswith(("round", "number", "_id", "character")) and (
-                whole_number(value) is None
-            ):
-                raise ValidationError({parameter: "must be a whole number"})
-            queryset = queryset.filter(**{lookup: value})
-        return queryset
 
-
-def _parameters(*names):
-    return extend_schema(parameters=[OpenApiParameter(name, str, required=False) for name in names])
-
-
-class SourceViewSet(FilteredViewSet):
+class SourceViewSet(ResearchViewSet):
     queryset = Source.objects.all()
     serializer_class = serializers.SourceSerializer
     lookup_field = "slug"
 
 
-class CharacterViewSet(FilteredViewSet):
+class CharacterViewSet(ResearchViewSet):
     queryset = Character.objects.all()
     serializer_class = serializers.CharacterSerializer
 
 
-class ScenarioViewSet(FilteredViewSet):
+class ScenarioViewSet(ResearchViewSet):
     queryset = Scenario.objects.all()
     serializer_class = serializers.ScenarioSerializer
     lookup_field = "number"
 
 
-@_parameters("source", "character", "round", "scenario")
-class AnswerViewSet(FilteredViewSet):
+class AnswerViewSet(ResearchViewSet):
     queryset = Answer.objects.select_related("character", "scenario", "source").order_by("pk")
     serializer_class = serializers.AnswerSerializer
-    filters = {
-        "source": "source__slug",
-        "character": "character",
-        "round": "round",
-        "scenario": "scenario__number",
-    }
+    filterset_class = filters.AnswerFilter
 
 
-class StudyViewSet(FilteredViewSet):
+class StudyViewSet(ResearchViewSet):
     queryset = (
         Study.objects.select_related("reference_source")
         .prefetch_related("compared_sources", "characters")
@@ -130,19 +110,17 @@ def export_response(study, kind: str, include_excluded: bool):
     return response
 
 
-@_parameters("study", "character", "round", "kind")
-class ItemViewSet(FilteredViewSet):
+class ItemViewSet(ResearchViewSet):
     queryset = (
         Item.objects.select_related("study", "character", "scenario")
         .prefetch_related("slots__answer__source")
         .order_by("pk")
     )
     serializer_class = serializers.ItemSerializer
-    filters = {"study": "study__slug", "character": "character", "round": "round", "kind": "kind"}
+    filterset_class = filters.ItemFilter
 
 
-@_parameters("study", "character", "round", "source")
-class JudgmentViewSet(FilteredViewSet):
+class JudgmentViewSet(ResearchViewSet):
     queryset = Judgment.objects.select_related(
         "item__study",
         "annotator__annotator_profile",
@@ -151,16 +129,10 @@ class JudgmentViewSet(FilteredViewSet):
         "assignment__right_source",
     ).order_by("pk")
     serializer_class = serializers.JudgmentSerializer
-    filters = {
-        "study": "item__study__slug",
-        "character": "item__character",
-        "round": "item__round",
-        "source": "item__slots__answer__source__slug",
-    }
+    filterset_class = filters.JudgmentFilter
 
 
-@_parameters("study", "character", "round", "source", "metric")
-class RatingViewSet(FilteredViewSet):
+class RatingViewSet(ResearchViewSet):
     queryset = Rating.objects.select_related(
         "judgment__item__study",
         "judgment__annotator__annotator_profile",
@@ -168,10 +140,4 @@ class RatingViewSet(FilteredViewSet):
         "metric",
     ).order_by("pk")
     serializer_class = serializers.RatingSerializer
-    filters = {
-        "study": "judgment__item__study__slug",
-        "character": "judgment__item__character",
-        "round": "judgment__item__round",
-        "source": "answer__source__slug",
-        "metric": "metric__slug",
-    }
+    filterset_class = filters.RatingFilter

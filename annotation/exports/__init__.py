@@ -13,7 +13,15 @@ from .rows import (
     wide_columns,
     wide_rows,
 )
-from .snapshot import MANIFEST, SNAPSHOT_FILES, snapshot_write, software_version
+from .snapshot import (
+    MANIFEST,
+    SNAPSHOT_FILES,
+    file_manifest_path,
+    file_write,
+    judgment_counts,
+    snapshot_write,
+    software_version,
+)
 from .streams import (
     BOM,
     ENGINES,
@@ -39,6 +47,9 @@ __all__ = [
     "export_chunks",
     "export_lines",
     "export_write",
+    "file_manifest_path",
+    "file_write",
+    "judgment_counts",
     "long_columns",
     "long_rows",
     "neutralise",

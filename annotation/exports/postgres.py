@@ -63,8 +63,17 @@ SELECT
     to_char(j.submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
     CASE WHEN j.human_guess_asked THEN {_text("COALESCE(gs.slug, 'unsure')")} END,
     {_text("j.comment")},
-    {_boolean("j.simulated")}
-    {{excluded_column}}
+    {_boolean("j.simulated")},
+    {_boolean("j.excluded")},
+    {_boolean("i.is_gold")},
+    {_boolean("NOT j.excluded AND NOT i.is_gold")},
+    r.answer_id,
+    i.character_id,
+    i.scenario_id,
+    to_char(asg.served_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+    CASE WHEN gc.passed IS NOT NULL THEN {_boolean("gc.passed")} END,
+    (SELECT string_agg(f.kind, ';' ORDER BY f.kind COLLATE "C")
+     FROM annotation_qualityflag f WHERE f.judgment_id = j.id AND f.resolved_at IS NULL)
 FROM annotation_rating r
 JOIN annotation_judgment j ON j.id = r.judgment_id
 JOIN annotation_item i ON i.id = j.item_id
@@ -80,6 +89,7 @@ LEFT JOIN dialogues_answer pa ON pa.id = j.preferred_answer_id
 LEFT JOIN dialogues_source ps ON ps.id = pa.source_id
 LEFT JOIN dialogues_answer ga ON ga.id = j.human_guess_id
 LEFT JOIN dialogues_source gs ON gs.id = ga.source_id
+LEFT JOIN annotation_goldcheck gc ON gc.judgment_id = j.id
 LEFT JOIN (
     SELECT DISTINCT ON (ia.item_id) ia.item_id, src.slug, src.kind
     FROM annotation_itemanswer ia
@@ -100,10 +110,7 @@ def long_select(study_id: int | None = None, include_excluded: bool = False) -> 
         conditions.append(sql.SQL("i.study_id = {}").format(sql.Literal(int(study_id))))
     if not include_excluded:
         conditions.append(sql.SQL("NOT j.excluded"))
-    excluded = sql.SQL(", " + _boolean("j.excluded") if include_excluded else "")
-    return sql.SQL(LONG_SELECT).format(
-        excluded_column=excluded, conditions=sql.SQL(" AND ").join(conditions)
-    )
+    return sql.SQL(LONG_SELECT).format(conditions=sql.SQL(" AND ").join(conditions))
 
 
 def long_csv_chunks(study_id: int | None = None, include_excluded: bool = False):

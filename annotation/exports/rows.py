@@ -13,6 +13,7 @@ from datetime import UTC
 from decimal import ROUND_HALF_UP, Decimal
 
 from ..models import Metric, Rating
+from ..models.common import FORMULA_STARTS
 
 LONG_COLUMNS = [
     "study",
@@ -33,12 +34,38 @@ LONG_COLUMNS = [
     "human_guess",
     "comment",
     "simulated",
+    # What decides whether the results count a judgment (`counted` = not excluded and not
+    # gold), the ids the results document keys its figures on, and what quality control
+    # said about the judgment: enough to rebuild every figure from the file alone.
+    "excluded",
+    "is_gold",
+    "counted",
+    "answer",
+    "character_id",
+    "scenario_id",
+    "served_at",
+    "gold_passed",
+    "open_flags",
 ]
 # The wide CSV's columns that describe the judgment rather than one rating: what comes
 # before the ratings, and what comes after them.
 JUDGMENT_HEAD = ["study", "item", "judgment", "annotator", "character", "scenario", "round"]
-JUDGMENT_TAIL = ["preference", "seconds_on_task", "submitted_at", "human_guess", "comment"]
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+JUDGMENT_TAIL = [
+    "preference",
+    "seconds_on_task",
+    "submitted_at",
+    "human_guess",
+    "comment",
+    "simulated",
+    "excluded",
+    "is_gold",
+    "counted",
+    "character_id",
+    "scenario_id",
+    "served_at",
+    "gold_passed",
+    "open_flags",
+]
 CHUNK = 5000
 
 
@@ -62,7 +89,22 @@ def timestamp_text(moment) -> str:
 
 
 def long_columns(include_excluded: bool = False) -> list[str]:
-    return LONG_COLUMNS + (["excluded"] if include_excluded else [])
+    """The same columns either way: `excluded` is always there, and only true in an
+    export that asked for excluded judgments."""
+    return list(LONG_COLUMNS)
+
+
+def open_flags_by_judgment(study=None) -> dict[int, str]:
+    """The kinds of a judgment's unresolved quality flags, sorted, joined by `;`."""
+    from ..models import QualityFlag
+
+    flags = QualityFlag.objects.filter(judgment__isnull=False, resolved_at__isnull=True)
+    if study is not None:
+        flags = flags.filter(judgment__item__study=study)
+    kinds = {}
+    for judgment, kind in flags.values_list("judgment_id", "kind"):
+        kinds.setdefault(judgment, []).append(kind)
+    return {judgment: ";".join(sorted(names)) for judgment, names in kinds.items()}
 
 
 def _ratings(study=None, include_excluded=False):
@@ -95,6 +137,12 @@ def _ratings(study=None, include_excluded=False):
         "judgment__comment",
         "judgment__simulated",
         "judgment__excluded",
+        "judgment__item__is_gold",
+        "answer_id",
+        "judgment__item__character_id",
+        "judgment__item__scenario_id",
+        "judgment__assignment__served_at",
+        "judgment__gold_check__passed",
     )
 
 
@@ -104,6 +152,7 @@ def long_rows(study=None, include_excluded=False) -> Iterator[dict]:
     from ..models import ItemAnswer
 
     set_source = {}
+    open_flags = open_flags_by_judgment(study)
     for (
         study_slug,
         item,
@@ -128,6 +177,12 @@ def long_rows(study=None, include_excluded=False) -> Iterator[dict]:
         comment,
         simulated,
         excluded,
+        is_gold,
+        answer,
+        character_id,
+        scenario_id,
+        served_at,
+        gold_passed,
     ) in _ratings(study, include_excluded).iterator(chunk_size=CHUNK):
         if item_kind == "diversity":
             if item not in set_source:
@@ -160,9 +215,16 @@ def long_rows(study=None, include_excluded=False) -> Iterator[dict]:
             "human_guess": (guess or "unsure") if guess_asked else "",
             "comment": comment,
             "simulated": simulated,
+            "excluded": excluded,
+            "is_gold": is_gold,
+            "counted": not excluded and not is_gold,
+            "answer": answer if answer is not None else "",
+            "character_id": character_id,
+            "scenario_id": scenario_id if scenario_id is not None else "",
+            "served_at": timestamp_text(served_at),
+            "gold_passed": gold_passed if gold_passed is not None else "",
+            "open_flags": open_flags.get(judgment, ""),
         }
-        if include_excluded:
-            row["excluded"] = excluded
         yield row
 
 
@@ -175,9 +237,8 @@ def wide_rows(study=None, include_excluded=False) -> Iterator[dict]:
                 yield row
             current = rating["judgment"]
             row = {k: rating[k] for k in JUDGMENT_HEAD + JUDGMENT_TAIL}
-            if include_excluded:
-                row["excluded"] = rating["excluded"]
         row[f"{rating['position']}_source"] = rating["source"]
+        row[f"{rating['position']}_answer"] = rating["answer"]
         row[f"{rating['position']}_{rating['metric']}"] = rating["value"]
     if row is not None:
         yield row
@@ -186,11 +247,11 @@ def wide_rows(study=None, include_excluded=False) -> Iterator[dict]:
 def wide_columns(include_excluded=False) -> list[str]:
     metrics = list(Metric.objects.order_by("position").values_list("slug", "for_diversity"))
     columns = [*JUDGMENT_HEAD, "left_source", "right_source", "set_source"]
+    columns += ["left_answer", "right_answer"]
     columns += [f"left_{m}" for m, diversity in metrics if not diversity]
     columns += [f"right_{m}" for m, diversity in metrics if not diversity]
     columns += [f"set_{m}" for m, diversity in metrics if diversity]
-    columns += JUDGMENT_TAIL
-    return columns + (["excluded"] if include_excluded else [])
+    return columns + JUDGMENT_TAIL
 
 
 class _Line:

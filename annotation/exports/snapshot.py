@@ -27,6 +27,9 @@ SNAPSHOT_FILES = {
 # Every staff decision that shaped the data (screening, suspensions, exclusions, study
 # changes), one JSON object per line, oldest first.
 AUDIT_FILE = "audit.jsonl"
+# The study's results document as computed when the snapshot was taken, so that
+# `reproduce` can rebuild every figure from the rating files and compare.
+RESULTS_FILE = "results.json"
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "chatanime-export-snapshot/1"
 
@@ -136,23 +139,46 @@ def snapshot_write(
 
 
 def _write_files(staging: Path, study, include_excluded, bom, command) -> dict:
-    judgments = Judgment.objects.all()
-    if study is not None:
-        judgments = judgments.filter(item__study=study)
     files = {}
     for name, kind in SNAPSHOT_FILES.items():
         with open(staging / name, "wb") as stream:
             summary = export_write(
                 stream, study, kind, include_excluded, bom=bom and kind != "jsonl"
             )
-        files[name] = {
-            "kind": kind,
-            "rows": summary.rows,
-            "bytes": summary.bytes,
-            "sha256": summary.sha256,
-        }
+        files[name] = _described_file(kind, summary)
     studies = [study] if study is not None else list(Study.objects.order_by("pk"))
     files[AUDIT_FILE] = _write_audit(staging / AUDIT_FILE, studies)
+    if study is not None:
+        described = _write_results(staging / RESULTS_FILE, study)
+        if described is not None:
+            files[RESULTS_FILE] = described
+    return export_manifest(
+        study, include_excluded=include_excluded, bom=bom, command=command, files=files
+    )
+
+
+def _described_file(kind, summary) -> dict:
+    return {"kind": kind, "rows": summary.rows, "bytes": summary.bytes, "sha256": summary.sha256}
+
+
+def judgment_counts(study=None) -> dict:
+    """How many judgments the export holds, and how many of them the results count
+    (`Judgment.objects.counted()`, the same definition the results use)."""
+    judgments = Judgment.objects.all()
+    if study is not None:
+        judgments = judgments.filter(item__study=study)
+    return {
+        "included": judgments.filter(excluded=False).count(),
+        "excluded": judgments.filter(excluded=True).count(),
+        "gold": judgments.filter(excluded=False, item__is_gold=True).count(),
+        "counted": judgments.counted().count(),
+    }
+
+
+def export_manifest(study, *, include_excluded, bom, command, files) -> dict:
+    """What an export is: its files with their checksums, the options and study design
+    that made it, the counts, and the software that wrote it."""
+    studies = [study] if study is not None else list(Study.objects.order_by("pk"))
     return {
         "format": MANIFEST_FORMAT,
         "created_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
@@ -165,11 +191,61 @@ def _write_files(staging: Path, study, include_excluded, bom, command) -> dict:
         },
         "studies": [study_settings(s) for s in studies],
         "metrics": metric_definitions(),
-        "judgments": {
-            "included": judgments.filter(excluded=False).count(),
-            "excluded": judgments.filter(excluded=True).count(),
-        },
+        "judgments": judgment_counts(study),
         "files": files,
+    }
+
+
+def file_manifest_path(path) -> Path:
+    """Where a single-file export's manifest goes: beside it, `NAME.manifest.json`."""
+    path = Path(path)
+    return path.with_name(path.name + ".manifest.json")
+
+
+def file_write(
+    path, study=None, kind="csv", *, include_excluded=False, bom=False, engine="auto", command=None
+) -> dict:
+    """Write one export file and its manifest beside it; return the manifest. On
+    PostgreSQL the rows and the manifest's counts come from one repeatable-read
+    transaction, so they agree even while annotators keep rating."""
+    path = Path(path)
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if connection.vendor == "postgresql" and outermost:
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        with open(path, "wb") as stream:
+            summary = export_write(stream, study, kind, include_excluded, bom=bom, engine=engine)
+        manifest = export_manifest(
+            study,
+            include_excluded=include_excluded,
+            bom=bom,
+            command=command,
+            files={path.name: _described_file(kind, summary)},
+        )
+    file_manifest_path(path).write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
+    return manifest
+
+
+def _write_results(path: Path, study) -> dict | None:
+    from ..models import StudyResults
+
+    results = StudyResults.objects.filter(study=study).first()
+    if results is None:
+        return None
+    document = {
+        "computed_at": _setting(results.computed_at),
+        "payload": results.payload,
+    }
+    data = (json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode()
+    path.write_bytes(data)
+    return {
+        "kind": "results",
+        "rows": 1,
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
     }
 
 

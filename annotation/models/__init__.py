@@ -25,6 +25,7 @@ from .studies import (
     StudyStatus,
 )
 from .work import (
+    COUNTED_JUDGMENT_SQL,
     AnswerExposure,
     Assignment,
     AssignmentState,
@@ -39,6 +40,7 @@ from .work import (
 )
 
 __all__ = [
+    "COUNTED_JUDGMENT_SQL",
     "AnnotatorProfile",
     "AnswerExposure",
     "Assignment",

@@ -7,7 +7,7 @@ from django.utils.translation import ngettext
 
 from dialogues.models import Character
 
-from .common import localized, new_token
+from .common import localized, new_pseudonym
 
 
 class ProfileStatus(models.TextChoices):
@@ -25,7 +25,7 @@ class AnnotatorProfile(models.Model):
     status = models.CharField(max_length=20, choices=ProfileStatus, default=ProfileStatus.APPLIED)
     consented_at = models.DateTimeField(null=True, blank=True)
     # A stable pseudonym for exports: no email or name leaves the platform.
-    pseudonym = models.CharField(max_length=32, unique=True, default=new_token)
+    pseudonym = models.CharField(max_length=32, unique=True, default=new_pseudonym)
     # Why staff suspended the annotator, in their own words.
     paused_reason = models.TextField(blank=True)
     # Set instead when quality flags paused the annotator: {"flags": n, "study": name}.

@@ -73,6 +73,18 @@ class HumanGuess(models.TextChoices):
     UNSURE = "unsure", _("Not sure")
 
 
+# A counted judgment is one the results are computed from: not excluded by staff and not
+# on a gold (attention-check) item, whose answers are known in advance. Results,
+# per-annotator figures and the export manifest all count with this one definition; the
+# SQL form is for the raw queries that join judgments as `j` and items as `i`.
+COUNTED_JUDGMENT_SQL = "NOT j.excluded AND NOT i.is_gold"
+
+
+class JudgmentQuerySet(models.QuerySet):
+    def counted(self):
+        return self.filter(excluded=False, item__is_gold=False)
+
+
 class Judgment(models.Model):
     """One annotator's submission for one item. Preference and guess are stored as the
     answers they point at, so that the display order never has to be replayed."""
@@ -107,6 +119,8 @@ class Judgment(models.Model):
     comment = models.TextField(blank=True)
     excluded = models.BooleanField(default=False)
     simulated = models.BooleanField(default=False)
+
+    objects = JudgmentQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -11,20 +11,29 @@ from .annotators import (
     memberships_add,
 )
 from .errors import AnnotationError
-from .exports import export_job_request, export_job_run, export_jobs_tidy
+from .exports import export_job_request, export_job_run, export_jobs_tidy, manifest_name
 from .judgments import Submission, judgment_submit
 from .leases import (
     approved_character_ids,
     assignment_check_active,
     assignment_next,
     assignment_skip,
+    lease_check,
 )
 from .quality import flag_resolve, judgment_decide, judgment_exclude, low_agreement_flags
+from .quizzes import (
+    BUNDLED_QUIZZES,
+    QuizFileInvalid,
+    QuizLoadReport,
+    quiz_file_read,
+    screening_questions_load,
+)
 from .results import results_refresh, study_recompute
 from .screening import (
     MAX_QUIZ_ATTEMPTS,
     QUIZ_LENGTH,
     characters_claim,
+    characters_with_quiz_ids,
     consent_give,
     profile_get_or_create,
     qualification_review,
@@ -46,9 +55,12 @@ from .studies import (
 )
 
 __all__ = [
+    "BUNDLED_QUIZZES",
     "MAX_QUIZ_ATTEMPTS",
     "QUIZ_LENGTH",
     "AnnotationError",
+    "QuizFileInvalid",
+    "QuizLoadReport",
     "Submission",
     "account_ensure",
     "annotator_reinstate",
@@ -58,6 +70,7 @@ __all__ = [
     "assignment_next",
     "assignment_skip",
     "characters_claim",
+    "characters_with_quiz_ids",
     "consent_give",
     "export_job_request",
     "export_job_run",
@@ -69,8 +82,10 @@ __all__ = [
     "judgment_decide",
     "judgment_exclude",
     "judgment_submit",
+    "lease_check",
     "leases_expire",
     "low_agreement_flags",
+    "manifest_name",
     "membership_add",
     "membership_cap_set",
     "membership_remove",
@@ -78,10 +93,12 @@ __all__ = [
     "profile_get_or_create",
     "qualification_review",
     "qualifications_review",
+    "quiz_file_read",
     "quiz_questions",
     "quiz_submit",
     "results_refresh",
     "screening_pass_mark",
+    "screening_questions_load",
     "study_caps_set",
     "study_change_record",
     "study_create",

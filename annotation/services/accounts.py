@@ -25,8 +25,11 @@ def account_ensure(
     superuser: bool = False,
     researcher: bool = False,
     study_manager: bool = False,
+    password_hash: str = "",
 ):
-    """Create or refresh a ready-to-use account whose email address is verified."""
+    """Create or refresh a ready-to-use account whose email address is verified.
+    `password_hash` (from `make_password(password)`) spares the slow hashing when many
+    accounts get the same password."""
     from allauth.account.models import EmailAddress
 
     user_model = get_user_model()
@@ -35,7 +38,10 @@ def account_ensure(
         user = user_model(username=email.split("@")[0], email=email)
     user.is_staff = staff or superuser
     user.is_superuser = superuser
-    user.set_password(password)
+    if password_hash:
+        user.password = password_hash
+    else:
+        user.set_password(password)
     user.save()
     EmailAddress.objects.update_or_create(
         user=user, email=email, defaults={"verified": True, "primary": True}

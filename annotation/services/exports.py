@@ -120,12 +120,19 @@ def export_jobs_tidy(*, now=None) -> dict:
     for job in old:
         if job.file:
             job.file.storage.delete(job.file.name)  # a file already gone is no error
+            job.file.storage.delete(manifest_name(job.file.name))
         ExportJob.objects.filter(pk=job.pk, status=ExportStatus.DONE).update(
             status=ExportStatus.EXPIRED, file=""
         )
         expired += 1
     _remove_abandoned_partials(now - REQUEUE_RUNNING_AFTER)
     return {"requeued": requeued, "expired": expired}
+
+
+def manifest_name(file_name: str) -> str:
+    """The storage name of a job file's manifest (`NAME.manifest.json` beside it); a
+    snapshot carries its manifest inside the zip instead."""
+    return str(exports.file_manifest_path(file_name))
 
 
 def _remove_abandoned_partials(before) -> None:
@@ -144,24 +151,45 @@ def _remove_abandoned_partials(before) -> None:
 
 
 def _write(job: ExportJob, directory: Path, name: str) -> exports.FileSummary:
+    if job.kind != ExportKind.SNAPSHOT:
+        return _file_with_manifest(job, directory, name)
     # Written beside the final name and renamed at the end: a download never sees half a file.
     handle, partial = tempfile.mkstemp(prefix=f".{name}-", dir=directory)
     try:
         with os.fdopen(handle, "wb") as stream:
-            if job.kind == ExportKind.SNAPSHOT:
-                rows = _snapshot_zip(job, directory, stream)
-            else:
-                # Counted and hashed as it is written.
-                summary = exports.export_write(
-                    stream, job.study, job.kind, job.include_excluded, bom=job.bom
-                )
-        if job.kind == ExportKind.SNAPSHOT:
-            summary = _summary_of(Path(partial), rows)  # the zip's own bytes
+            rows = _snapshot_zip(job, directory, stream)
+        summary = _summary_of(Path(partial), rows)  # the zip's own bytes
         os.replace(partial, directory / name)
         return summary
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
+
+
+def _file_with_manifest(job: ExportJob, directory: Path, name: str) -> exports.FileSummary:
+    """The file and `NAME.manifest.json` beside it, written exactly as `export_ratings`
+    writes them, so that a file from the web can be checked and cited like one from the
+    command. Both are staged in a hidden folder and moved into place manifest first: once
+    the file can be downloaded, its manifest can too."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=directory))
+    try:
+        manifest = exports.file_write(
+            staging / name,
+            job.study,
+            job.kind,
+            include_excluded=job.include_excluded,
+            bom=job.bom,
+            command=f"export job {job.pk} ({job.kind}) requested from the results page",
+        )
+        manifest_path = exports.file_manifest_path(directory / name)
+        os.replace(exports.file_manifest_path(staging / name), manifest_path)
+        os.replace(staging / name, directory / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    described = manifest["files"][name]
+    return exports.FileSummary(
+        rows=described["rows"], bytes=described["bytes"], sha256=described["sha256"]
+    )
 
 
 def _snapshot_zip(job: ExportJob, directory: Path, stream) -> int:

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from .. import selectors
 from ..assignment import POSITIONS
 from ..models import (
+    Assignment,
     AssignmentState,
     HumanGuess,
     Item,
@@ -18,6 +19,7 @@ from ..models import (
     Judgment,
     Preference,
     Rating,
+    StudyStatus,
 )
 from . import quality
 from .errors import AnnotationError
@@ -38,16 +40,30 @@ class Submission:
 
 
 def judgment_submit(
-    *, user, token: str, submission: Submission, simulated: bool = False, refresh: bool = True
+    *,
+    user,
+    token: str,
+    submission: Submission,
+    simulated: bool = False,
+    refresh: bool = True,
+    assignment: Assignment | None = None,
 ) -> Judgment:
     """Record a judgment and its ratings atomically, or raise AnnotationError and write
-    nothing. A replay of an accepted submission raises `already_submitted`."""
+    nothing. A replay of an accepted submission raises `already_submitted`.
+    `assignment`, the lease behind `token` as the caller already read it (with its item
+    and study), spares reading it again; whether it is still live is decided here."""
+    if assignment is not None and (assignment.token != token or assignment.annotator_id != user.pk):
+        assignment = None
     try:
         with transaction.atomic():
-            judgment = _judgment_submit(
-                user=user, token=token, submission=submission, simulated=simulated
+            judgment, ratings = _judgment_submit(
+                user=user,
+                token=token,
+                submission=submission,
+                simulated=simulated,
+                assignment=assignment,
             )
-            quality.judgment_checks(judgment=judgment)
+            quality.judgment_checks(judgment=judgment, ratings=ratings)
     except IntegrityError:
         # Two requests for the same lease raced; the database kept exactly one.
         raise AnnotationError(
@@ -65,10 +81,17 @@ def _results_refresh_later(judgment: Judgment) -> None:
     study_id = judgment.item.study_id
 
     def enqueue():
+        from django.conf import settings
         from django.core.cache import cache
 
         from ..tasks import REFRESH_DEBOUNCE_SECONDS, study_results_refresh
 
+        if settings.CELERY_TASK_ALWAYS_EAGER and settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND:
+            # No broker: an eager task would recompute inside the annotator's request.
+            from ..background import refresher
+
+            refresher().request(study_id)
+            return
         try:
             if cache.add(f"results-refresh-queued:{study_id}", 1, timeout=REFRESH_DEBOUNCE_SECONDS):
                 study_results_refresh.apply_async((study_id,), countdown=REFRESH_DEBOUNCE_SECONDS)
@@ -80,12 +103,38 @@ def _results_refresh_later(judgment: Judgment) -> None:
     transaction.on_commit(enqueue, robust=True)
 
 
-def _judgment_submit(*, user, token: str, submission: Submission, simulated: bool) -> Judgment:
-    assignment = _active_assignment_for_update(user=user, token=token)
+def _claim(*, user, token: str, assignment: Assignment | None, now) -> Assignment:
+    """Lock the live lease behind `token` and mark it submitted (the transaction undoes
+    that if the submission is refused), or raise AnnotationError saying why it is not
+    live. One conditional UPDATE both checks and locks: a concurrent second submission
+    waits for it, then finds the lease no longer active."""
+    if assignment is None:
+        assignment = _active_assignment_for_update(user=user, token=token)
+        assignment.state = AssignmentState.SUBMITTED
+        assignment.save(update_fields=["state"])
+        return assignment
+    if assignment.item.study.status != StudyStatus.OPEN:
+        _active_assignment_for_update(user=user, token=token)  # raises the reason
+    # Only the lease's own columns in the condition: PostgreSQL re-checks them on the row
+    # a concurrent submission just changed, so exactly one of two racing requests wins.
+    claimed = Assignment.objects.filter(
+        pk=assignment.pk, state=AssignmentState.ACTIVE, expires_at__gt=now
+    ).update(state=AssignmentState.SUBMITTED)
+    if not claimed:
+        _active_assignment_for_update(user=user, token=token)  # raises the reason
+        raise AnnotationError("not_yours", _("This item is not assigned to you."))
+    return assignment
+
+
+def _judgment_submit(
+    *, user, token: str, submission: Submission, simulated: bool, assignment: Assignment | None
+) -> tuple[Judgment, dict]:
+    now = timezone.now()
+    assignment = _claim(user=user, token=token, assignment=assignment, now=now)
     item = assignment.item
-    slot_answers = dict(item.slots.values_list("slot", "answer_id"))
+    slots = selectors.item_block(item).slots
     position_answer = {
-        POSITIONS[i]: slot_answers[slot] for i, slot in enumerate(assignment.display_order)
+        POSITIONS[i]: slots[slot].pk for i, slot in enumerate(assignment.display_order)
     }
     if item.kind == ItemKind.PAIR:
         metrics = selectors.metrics_for(diversity=False)
@@ -115,7 +164,6 @@ def _judgment_submit(*, user, token: str, submission: Submission, simulated: boo
                 )
             guess = position_answer.get(submission.human_guess)
 
-    now = timezone.now()
     judgment = Judgment.objects.create(
         item=item,
         annotator=user,
@@ -130,7 +178,7 @@ def _judgment_submit(*, user, token: str, submission: Submission, simulated: boo
         simulated=simulated,
     )
     metric_ids = {m.slug: m.pk for m in metrics}
-    Rating.objects.bulk_create(
+    ratings = [
         Rating(
             judgment=judgment,
             answer_id=None if position == "set" else position_answer[position],
@@ -138,11 +186,10 @@ def _judgment_submit(*, user, token: str, submission: Submission, simulated: boo
             value=value,
         )
         for (position, slug), value in submission.ratings.items()
-    )
-    assignment.state = AssignmentState.SUBMITTED
-    assignment.save(update_fields=["state"])
+    ]
+    Rating.objects.bulk_create(ratings)
     Item.objects.filter(pk=item.pk).update(judgment_count=F("judgment_count") + 1)
-    return judgment
+    return judgment, {(r.answer_id, r.metric_id): r.value for r in ratings}
 
 
 def _check_ratings(ratings: dict[tuple[str, str], int], expected: set[tuple[str, str]]) -> None:

@@ -51,10 +51,12 @@ def is_straight_lined(values: list[int]) -> bool:
     return len(values) > 2 and len(set(values)) == 1
 
 
-def judgment_checks(*, judgment: Judgment) -> list[QualityFlag]:
-    """Per-judgment checks, run in the submission's transaction."""
+def judgment_checks(*, judgment: Judgment, ratings: dict | None = None) -> list[QualityFlag]:
+    """Per-judgment checks, run in the submission's transaction. `ratings`, keyed by
+    (answer_id, metric_id), spares reading back what the submission just wrote."""
     item, study = judgment.item, judgment.item.study
-    ratings = {(r.answer_id, r.metric_id): r.value for r in judgment.ratings.all()}
+    if ratings is None:
+        ratings = {(r.answer_id, r.metric_id): r.value for r in judgment.ratings.all()}
     flags = []
     if item.is_gold:
         expectations = item.gold_expectations.values_list(
@@ -81,12 +83,14 @@ def judgment_checks(*, judgment: Judgment) -> list[QualityFlag]:
             )
         )
     if flags:
+        # One insert for all of them.
+        flags = QualityFlag.objects.bulk_create(flags)
         pause_if_flagged(annotator=judgment.annotator, study=study)
     return flags
 
 
 def _flag(judgment: Judgment, kind: str, figures: dict) -> QualityFlag:
-    return QualityFlag.objects.create(
+    return QualityFlag(
         annotator=judgment.annotator,
         study=judgment.item.study,
         judgment=judgment,

@@ -8,6 +8,7 @@ study's StudyResults row. Idempotent: the same judgments give the same document.
 import math
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
@@ -17,7 +18,9 @@ from django.utils import timezone
 
 from dialogues.models import Source
 
+from ..exports.rows import seconds_value
 from ..models import (
+    COUNTED_JUDGMENT_SQL,
     AnnotatorProfile,
     Dimension,
     GoldCheck,
@@ -29,14 +32,19 @@ from ..models import (
     StudyResults,
 )
 from ..stats.agreement import (
-    bootstrap_alpha,
+    bootstrap_alpha_clustered,
     counts_from_ratings,
     icc_1k,
     krippendorff_alpha,
     patterns,
     within_one,
 )
-from ..stats.estimates import bradley_terry_bootstrap, cluster_bootstrap_means, wilson_interval
+from ..stats.estimates import bradley_terry_estimates
+from ..stats.intervals import (
+    clustered_proportions,
+    enough_information,
+    two_way_cluster_means,
+)
 from .quality import deviations_of, low_agreement_flags
 
 VALUES = [1, 2, 3, 4, 5]
@@ -57,7 +65,7 @@ LEFT JOIN (
     JOIN annotation_item di ON di.id = ia.item_id AND di.study_id = {study} AND di.kind = 'diversity'
     GROUP BY ia.item_id
 ) slot ON slot.item_id = i.id AND r.answer_id IS NULL
-WHERE i.study_id = {study} AND NOT j.excluded AND NOT i.is_gold
+WHERE i.study_id = {study} AND {counted}
 """
 COLUMNS = [
     "value",
@@ -93,7 +101,7 @@ def load_ratings(study: Study) -> dict[str, np.ndarray]:
 def load_ratings_rows(study: Study) -> dict[str, np.ndarray]:
     """The plain way: one row of COLUMNS per rating. Any database."""
     with connection.cursor() as cursor:
-        cursor.execute(RATINGS_SQL.format(study=int(study.pk)))
+        cursor.execute(RATINGS_SQL.format(study=int(study.pk), counted=COUNTED_JUDGMENT_SQL))
         flat = np.array(cursor.fetchall(), dtype=np.int64).ravel()
     table = flat.reshape(-1, len(COLUMNS))
     return {name: table[:, i] for i, name in enumerate(COLUMNS)}
@@ -104,7 +112,7 @@ def load_ratings_rows(study: Study) -> dict[str, np.ndarray]:
 # binary value (16 bytes a rating, read by numpy without a Python loop: a COPY would hand
 # Python one block per row); what a rating shares with its judgment, item and answer comes
 # in three small queries and is spread by indexing.
-PACKED_RATINGS_SQL = """
+PACKED_RATINGS_SQL = f"""
 SELECT string_agg(
     int8send(r.judgment_id) || int4send(COALESCE(r.answer_id, 0)::int4)
     || int4send((r.metric_id * 8 + r.value)::int4),
@@ -112,13 +120,13 @@ SELECT string_agg(
 FROM annotation_rating r
 JOIN annotation_judgment j ON j.id = r.judgment_id
 JOIN annotation_item i ON i.id = j.item_id
-WHERE i.study_id = %s AND NOT j.excluded AND NOT i.is_gold
+WHERE i.study_id = %s AND {COUNTED_JUDGMENT_SQL}
 """
 _PACKED_RATING = np.dtype([("judgment", ">i8"), ("answer", ">i4"), ("metric_value", ">i4")])
-JUDGMENTS_SQL = """
+JUDGMENTS_SQL = f"""
 SELECT j.id, j.annotator_id, j.item_id
 FROM annotation_judgment j JOIN annotation_item i ON i.id = j.item_id
-WHERE i.study_id = %s AND NOT j.excluded AND NOT i.is_gold
+WHERE i.study_id = %s AND {COUNTED_JUDGMENT_SQL}
 """
 ITEMS_SQL = """
 SELECT i.id, i.character_id, COALESCE(i.scenario_id, 0), COALESCE(i.round, 0),
@@ -194,60 +202,120 @@ def study_recompute(*, study: Study) -> StudyResults:
     return results_refresh(study=study, data=data, deviations=deviations)
 
 
+@dataclass(frozen=True)
+class MetricInfo:
+    """What the figures need of a metric (a Metric row, or a snapshot's description)."""
+
+    pk: int
+    slug: str
+    dimension: str
+    label_zh: str = ""
+    label_en: str = ""
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    slug: str
+    kind: str
+    display_name: str = ""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How intervals are made: bootstrap draws and seed, and the minimum information
+    below which an estimate gets no interval."""
+
+    draws: int
+    seed: int
+    min_judgments: int
+    min_annotators: int
+    confidence: float = 0.95
+
+    @classmethod
+    def from_settings(cls) -> "Rules":
+        return cls(
+            draws=settings.CHATANIME_BOOTSTRAP_DRAWS,
+            seed=settings.CHATANIME_BOOTSTRAP_SEED,
+            min_judgments=settings.CHATANIME_MIN_JUDGMENTS,
+            min_annotators=settings.CHATANIME_MIN_ANNOTATORS,
+        )
+
+    def describe(self) -> dict:
+        return {
+            "bootstrap_draws": self.draws,
+            "seed": self.seed,
+            "confidence": self.confidence,
+            "min_judgments": self.min_judgments,
+            "min_annotators": self.min_annotators,
+            "methods": METHODS,
+        }
+
+
+# Named in the results document so that a reader knows what each interval is.
+METHODS = {
+    "leaderboard": "two-way cluster-robust t interval (cells, annotators)",
+    "paired_differences": "two-way cluster-robust t interval (cells, annotators)",
+    "diversity": "two-way cluster-robust t interval (sets, annotators)",
+    "agreement": "percentile bootstrap resampling character x scenario cells",
+    "bradley_terry": "percentile bootstrap resampling character x scenario cells",
+    "proportions": "Wilson interval on the design-effect-adjusted sample size",
+}
+
+
+@dataclass
+class StudyInputs:
+    """Everything the study's figures are computed from, with no database behind it:
+    the counted ratings (COLUMNS), the metrics in display order, the sources by id, the
+    reference source, and one row per counted pair judgment for the preferences:
+    (character, scenario, preferred source or None, is tie, guessed source or None,
+    guess asked, left source, right source, annotator pseudonym)."""
+
+    data: dict
+    metrics: list
+    sources: dict
+    reference_source: int | None
+    preference_rows: list
+    judgments: int
+
+
+def study_inputs(study: Study, data=None) -> StudyInputs:
+    metrics = [
+        MetricInfo(m.pk, m.slug, m.dimension, m.label_zh, m.label_en)
+        for m in Metric.objects.order_by("position")
+    ]
+    sources = {s.pk: SourceInfo(s.slug, s.kind, s.display_name) for s in Source.objects.all()}
+    judgments = Judgment.objects.filter(item__study=study).counted()
+    rows = list(
+        judgments.filter(item__kind=ItemKind.PAIR).values_list(
+            "item__character_id",
+            "item__scenario_id",
+            "preferred_answer__source_id",
+            "is_tie",
+            "human_guess__source_id",
+            "human_guess_asked",
+            "assignment__left_source_id",
+            "assignment__right_source_id",
+            "annotator__annotator_profile__pseudonym",
+        )
+    )
+    return StudyInputs(
+        data=data if data is not None else load_ratings(study),
+        metrics=metrics,
+        sources=sources,
+        reference_source=study.reference_source_id,
+        preference_rows=rows,
+        judgments=judgments.count(),
+    )
+
+
 def results_refresh(*, study: Study, data=None, deviations=None) -> StudyResults:
     started = time.perf_counter()
-    draws = settings.CHATANIME_BOOTSTRAP_DRAWS
-    data = data if data is not None else load_ratings(study)
-    metrics = list(Metric.objects.order_by("position"))
-    metric_by_id = {m.pk: m for m in metrics}
-    sources = {s.pk: s for s in Source.objects.all()}
-    judgments = Judgment.objects.filter(item__study=study, excluded=False, item__is_gold=False)
-
-    rated_sources = set(np.unique(data["source"]).tolist())
-    payload = {
-        "study": study.slug,
-        "judgments": judgments.count(),
-        "metrics": [
-            {
-                "slug": m.slug,
-                "label_zh": m.label_zh,
-                "label_en": m.label_en,
-                "dimension": m.dimension,
-            }
-            for m in metrics
-        ],
-        "sources": {
-            s.slug: {"display_name": s.display_name, "kind": s.kind}
-            for s in sources.values()
-            if s.pk in rated_sources
-        },
-    }
-    # Every scope (the study, each round, each character) is a selection of units or
-    # rows prepared once, not another pass over the ratings.
-    tables, unit_scope = _agreement_tables(data, metric_by_id)
-    payload["agreement"] = _agreement(tables, metric_by_id, draws)
-    payload["agreement_by_round"] = {
-        str(r): _agreement(tables, metric_by_id, 0, unit_scope["round"] == r) for r in (1, 2)
-    }
-    characters = np.unique(data["character"]).tolist()
-    payload["agreement_by_character"] = {
-        str(c): _agreement(tables, metric_by_id, 0, unit_scope["character"] == c)
-        for c in characters
-    }
-    rows = _leaderboard_rows(data, metric_by_id)
-    payload["leaderboard"] = _leaderboard(rows, sources, draws)
-    payload["leaderboard_by_round"] = {
-        str(r): _leaderboard(rows, sources, selected=rows["round"] == r) for r in (1, 2)
-    }
-    payload["leaderboard_by_character"] = {
-        str(c): _leaderboard(rows, sources, selected=rows["character"] == c) for c in characters
-    }
-    payload["diversity"] = _diversity(data, sources, draws)
-    payload["paired_differences"] = _paired_differences(study, data, metric_by_id, sources, draws)
-    payload.update(_preferences(study, judgments, sources, draws))
+    inputs = study_inputs(study, data)
+    payload = {"study": study.slug, **study_figures(inputs, Rules.from_settings())}
     payload["annotators"] = _annotator_quality(
-        study, deviations if deviations is not None else deviations_of(data)
+        study, deviations if deviations is not None else deviations_of(inputs.data)
     )
+    payload["software"] = _software()
     payload["seconds"] = round(time.perf_counter() - started, 3)
 
     with transaction.atomic():
@@ -263,6 +331,68 @@ def results_refresh(*, study: Study, data=None, deviations=None) -> StudyResults
     return results
 
 
+def _software() -> dict:
+    from ..exports import software_version
+
+    return software_version()
+
+
+def study_figures(inputs: StudyInputs, rules: Rules) -> dict:
+    """Every figure of the results document from the study's inputs alone: the same
+    function serves the workers and `reproduce`, which rebuilds the inputs from an
+    export snapshot."""
+    data, sources = inputs.data, inputs.sources
+    metric_by_id = {m.pk: m for m in inputs.metrics}
+    rated_sources = set(np.unique(data["source"]).tolist())
+    payload = {
+        "judgments": inputs.judgments,
+        "statistics": rules.describe(),
+        "metrics": [
+            {
+                "slug": m.slug,
+                "label_zh": m.label_zh,
+                "label_en": m.label_en,
+                "dimension": m.dimension,
+            }
+            for m in inputs.metrics
+        ],
+        "sources": {
+            s.slug: {"display_name": s.display_name, "kind": s.kind}
+            for pk, s in sources.items()
+            if pk in rated_sources
+        },
+    }
+    # Every scope (the study, each round, each character) is a selection of units or
+    # rows prepared once, not another pass over the ratings.
+    tables, unit_scope = _agreement_tables(data, metric_by_id)
+    study_annotators = len(np.unique(data["annotator"]))
+    payload["agreement"] = _agreement(tables, unit_scope, metric_by_id, rules, study_annotators)
+    payload["agreement_by_round"] = {
+        str(r): _agreement(tables, unit_scope, metric_by_id, None, 0, unit_scope["round"] == r)
+        for r in (1, 2)
+    }
+    characters = np.unique(data["character"]).tolist()
+    payload["agreement_by_character"] = {
+        str(c): _agreement(tables, unit_scope, metric_by_id, None, 0, unit_scope["character"] == c)
+        for c in characters
+    }
+    rows = _leaderboard_rows(data, metric_by_id)
+    payload["leaderboard"] = _leaderboard(rows, sources, rules)
+    payload["leaderboard_by_round"] = {
+        str(r): _leaderboard(rows, sources, rules, selected=rows["round"] == r) for r in (1, 2)
+    }
+    payload["leaderboard_by_character"] = {
+        str(c): _leaderboard(rows, sources, rules, selected=rows["character"] == c)
+        for c in characters
+    }
+    payload["diversity"] = _diversity(data, sources, rules)
+    payload["paired_differences"] = _paired_differences(
+        inputs.reference_source, data, metric_by_id, sources, rules
+    )
+    payload.update(_preferences(inputs.preference_rows, inputs.reference_source, sources, rules))
+    return payload
+
+
 def _subset(data, mask):
     if mask.all():
         return data
@@ -271,13 +401,15 @@ def _subset(data, mask):
 
 def _agreement_tables(data, metric_by_id) -> tuple[dict, dict]:
     """A units x values count table per metric over the whole study, and each unit's
-    character and round. The unit is one answer within one item (for diversity, the
-    item); a unit's row is all zeros for a metric it has no ratings on."""
+    character, round and cell. The unit is one answer within one item (for diversity,
+    the item); a unit's row is all zeros for a metric it has no ratings on."""
     unit_ids, unit = _index(data["item"] * 1_000_000_000 + data["answer"])
     unit_scope = {}
     for column in ("character", "round"):
         unit_scope[column] = np.zeros(len(unit_ids), dtype=np.int64)
         unit_scope[column][unit] = data[column]
+    unit_scope["cell"] = np.zeros(len(unit_ids), dtype=np.int64)
+    unit_scope["cell"][unit] = _cells(data)
     tables = {}
     for metric_id in metric_by_id:
         mask = data["metric"] == metric_id
@@ -288,39 +420,59 @@ def _agreement_tables(data, metric_by_id) -> tuple[dict, dict]:
     return tables, unit_scope
 
 
-def _agreement(tables, metric_by_id, draws: int, units=None) -> dict:
-    """Per metric, over all units or the selected ones (a boolean mask over units)."""
+def _agreement(tables, unit_scope, metric_by_id, rules, annotators: int, units=None) -> dict:
+    """Per metric, over all units or the selected ones (a boolean mask over units); with
+    an interval when `rules` are given and the minimum information is there."""
     out = {}
+    positions = {metric_id: i for i, metric_id in enumerate(metric_by_id)}
     for metric_id, table in tables.items():
         counts = table if units is None else table[units]
         if not counts.any():
             continue
         # The distinct count patterns, found once for every figure below.
         reduced = patterns(counts)
-        estimate = bootstrap_alpha(
-            counts, VALUES, "ordinal", draws=draws, seed=metric_id, reduced=reduced
-        )
-        out[metric_by_id[metric_id].slug] = {
-            "alpha_ordinal": _clean(
-                estimate.alpha
-                if draws
-                else krippendorff_alpha(counts, VALUES, "ordinal", reduced=reduced)
-            ),
+        n_items = int(reduced[1].sum())
+        row = {
+            "alpha_ordinal": _clean(krippendorff_alpha(counts, VALUES, "ordinal", reduced=reduced)),
             "alpha_interval": _clean(
                 krippendorff_alpha(counts, VALUES, "interval", reduced=reduced)
             ),
-            "ci_low": _clean(estimate.ci_low) if draws else None,
-            "ci_high": _clean(estimate.ci_high) if draws else None,
+            "ci_low": None,
+            "ci_high": None,
             "icc_1k": _clean(icc_1k(counts, VALUES, reduced=reduced)),
             "within_one": _clean(within_one(counts, VALUES, reduced=reduced)),
-            "n_items": estimate.n_units,
+            "n_items": n_items,
         }
+        if rules is not None:
+            enough = bool(
+                enough_information(
+                    n_items,
+                    annotators,
+                    min_judgments=rules.min_judgments,
+                    min_annotators=rules.min_annotators,
+                )
+            )
+            row["enough_data"] = enough
+            if enough and rules.draws:
+                cells = unit_scope["cell"] if units is None else unit_scope["cell"][units]
+                estimate = bootstrap_alpha_clustered(
+                    counts,
+                    VALUES,
+                    _index(cells - cells.min())[1],
+                    "ordinal",
+                    draws=rules.draws,
+                    seed=rules.seed + 100 + positions[metric_id],
+                    confidence=rules.confidence,
+                )
+                row["ci_low"] = _clean(estimate.ci_low)
+                row["ci_high"] = _clean(estimate.ci_high)
+        out[metric_by_id[metric_id].slug] = row
     return out
 
 
 def _cells(data) -> np.ndarray:
-    """Bootstrap clusters: the (character, scenario) cell of a pair; a diversity item is
-    its own cell."""
+    """Clusters: the (character, scenario) cell of a pair; a diversity item is its own
+    cell."""
     return np.where(
         data["is_pair"] == 1, data["character"] * 1000 + data["scenario"], -data["item"]
     )
@@ -369,57 +521,59 @@ def _leaderboard_rows(data, metric_by_id) -> dict:
     return rows
 
 
-def _leaderboard(rows, sources, draws: int = 0, selected=None) -> dict:
-    """Mean rating per source and metric, and per source and dimension, with cluster
-    bootstrap intervals when `draws` is given; over the rows of `selected` (a boolean
-    mask) when given."""
+def _leaderboard(rows, sources, rules: Rules, selected=None) -> dict:
+    """Mean rating per source and metric, and per source and dimension, with two-way
+    cluster-robust intervals; over the rows of `selected` (a boolean mask) when given."""
     if selected is not None:
         rows = {key: value if key == "labels" else value[selected] for key, value in rows.items()}
     if len(rows["value"]) == 0:
         return {}
     labels = rows["labels"]
-    source_ids, source_index = _index(rows["source"])
-    if draws:
-        _cell_ids, cell_index = _index(rows["cell"])
-        _annotator_ids, annotator_index = _index(rows["annotator"])
-    else:  # means only: the clusters are not needed
-        cell_index = annotator_index = np.zeros(len(rows["value"]), dtype=np.int64)
     n_labels = len(labels)
-    estimates = cluster_bootstrap_means(
+    source_ids, source_index = _index(rows["source"])
+    _cell_ids, cell_index = _index(rows["cell"] - rows["cell"].min())
+    _annotator_ids, annotator_index = _index(rows["annotator"])
+    estimates = two_way_cluster_means(
         rows["value"],
         source_index * n_labels + rows["label"],
         cell_index,
         annotator_index,
         len(source_ids) * n_labels,
-        draws=draws,
-        seed=11,
+        confidence=rules.confidence,
     )
-    return _board(estimates, source_ids, labels, sources)
-
-
-def _board(estimates, source_ids, labels, sources) -> dict:
-    n_labels = len(labels)
     board = {}
     for s_index, source_id in enumerate(source_ids.tolist()):
-        rows = {}
-        for label_position, label in enumerate(labels):
-            g = s_index * n_labels + label_position
-            if estimates.n[g]:
-                rows[label] = _estimate(estimates, g)
-        board[sources[source_id].slug] = rows
+        board[sources[source_id].slug] = {
+            label: _estimate(estimates, s_index * n_labels + position, rules)
+            for position, label in enumerate(labels)
+            if estimates.n[s_index * n_labels + position]
+        }
     return board
 
 
-def _estimate(estimates, g) -> dict:
+def _estimate(estimates, g, rules: Rules) -> dict:
+    """One mean with its interval, or without one (`enough_data` false) when it rests on
+    fewer judgments or annotators than the minimum."""
+    enough = bool(
+        enough_information(
+            estimates.n[g],
+            estimates.annotators[g],
+            min_judgments=rules.min_judgments,
+            min_annotators=rules.min_annotators,
+        )
+    )
     return {
         "mean": _clean(estimates.mean[g]),
-        "ci_low": _clean(estimates.ci_low[g]),
-        "ci_high": _clean(estimates.ci_high[g]),
+        "ci_low": _clean(estimates.ci_low[g]) if enough else None,
+        "ci_high": _clean(estimates.ci_high[g]) if enough else None,
         "n": int(estimates.n[g]),
+        "annotators": int(estimates.annotators[g]),
+        "cells": int(estimates.cells[g]),
+        "enough_data": enough,
     }
 
 
-def _diversity(data, sources, draws: int) -> dict:
+def _diversity(data, sources, rules: Rules) -> dict:
     """Mean diversity rating of each source's diversity sets."""
     d = _subset(data, data["is_pair"] == 0)
     if len(d["value"]) == 0:
@@ -427,30 +581,24 @@ def _diversity(data, sources, draws: int) -> dict:
     source_ids, source_index = _index(d["source"])
     _c, cell_index = _index(d["item"])
     _a, annotator_index = _index(d["annotator"])
-    estimates = cluster_bootstrap_means(
+    estimates = two_way_cluster_means(
         d["value"].astype(float),
         source_index,
         cell_index,
         annotator_index,
         len(source_ids),
-        draws=draws,
-        seed=19,
+        confidence=rules.confidence,
     )
     return {
-        sources[source_id].slug: {
-            "mean": _clean(estimates.mean[i]),
-            "ci_low": _clean(estimates.ci_low[i]),
-            "ci_high": _clean(estimates.ci_high[i]),
-            "n": int(estimates.n[i]),
-        }
+        sources[source_id].slug: _estimate(estimates, i, rules)
         for i, source_id in enumerate(source_ids.tolist())
     }
 
 
-def _paired_differences(study, data, metric_by_id, sources, draws: int) -> dict:
+def _paired_differences(reference, data, metric_by_id, sources, rules: Rules) -> dict:
     """Within one judgment: compared answer minus reference answer, per metric."""
     d = _subset(data, data["is_pair"] == 1)
-    is_reference = d["source"] == study.reference_source_id
+    is_reference = d["source"] == reference
     if not is_reference.any() or is_reference.all():
         return {}
     # Match each compared rating with the reference rating of the same judgment and metric.
@@ -472,18 +620,17 @@ def _paired_differences(study, data, metric_by_id, sources, draws: int) -> dict:
     _c, cell_index = _index(d["character"][compared] * 1000 + d["scenario"][compared])
     _a, annotator_index = _index(d["annotator"][compared])
     n_metrics = len(metric_ids)
-    estimates = cluster_bootstrap_means(
+    estimates = two_way_cluster_means(
         differences,
         source_index * n_metrics + slot_of[d["metric"][compared]],
         cell_index,
         annotator_index,
         len(source_ids) * n_metrics,
-        draws=draws,
-        seed=13,
+        confidence=rules.confidence,
     )
     return {
         sources[source_id].slug: {
-            metric_by_id[m].slug: _estimate(estimates, s_index * n_metrics + j)
+            metric_by_id[m].slug: _estimate(estimates, s_index * n_metrics + j, rules)
             for j, m in enumerate(metric_ids)
             if estimates.n[s_index * n_metrics + j]
         }
@@ -491,113 +638,170 @@ def _paired_differences(study, data, metric_by_id, sources, draws: int) -> dict:
     }
 
 
-def _preferences(study, judgments, sources, draws: int) -> dict:
-    """Win / tie / loss against the reference, Bradley-Terry strengths over all pairs,
-    how often each source passed for human, and position bias."""
-    rows = list(
-        judgments.filter(item__kind=ItemKind.PAIR).values_list(
-            "pk",
-            "item__character_id",
-            "item__scenario_id",
-            "preferred_answer__source_id",
-            "is_tie",
-            "human_guess__source_id",
-            "human_guess_asked",
-            "assignment__left_source_id",
-            "assignment__right_source_id",
-            "annotator__annotator_profile__pseudonym",
+def _proportion(successes, n, deff, low, high, annotators, rules: Rules) -> dict:
+    enough = bool(
+        enough_information(
+            n, annotators, min_judgments=rules.min_judgments, min_annotators=rules.min_annotators
         )
     )
-    reference = study.reference_source_id
-    win_tie_loss = defaultdict(lambda: [0, 0, 0])
-    guessed = defaultdict(lambda: [0, 0])
+    return {
+        "ci_low": _clean(low) if enough else None,
+        "ci_high": _clean(high) if enough else None,
+        "design_effect": _clean(deff),
+        "annotators": int(annotators),
+        "enough_data": enough,
+    }
+
+
+def _preferences(rows, reference, sources, rules: Rules) -> dict:
+    """Win / tie / loss against the reference, Bradley-Terry strengths over all pairs,
+    how often each source passed for human, and position bias."""
+    annotator_names = sorted({row[8] or "" for row in rows})
+    annotator_of = {name: i for i, name in enumerate(annotator_names)}
+    outcomes = []  # (compared source, outcome 0 win / 1 tie / 2 loss, cell, annotator)
+    guesses = []  # (source, passed for human, cell, annotator)
     comparisons = []
-    position = defaultdict(lambda: [0, 0])
-    for _pk, character, scenario, preferred, is_tie, guess, asked, left, right, pseudonym in rows:
+    positions = []  # (annotator name, left won, cell, annotator)
+    for character, scenario, preferred, is_tie, guess, asked, left, right, name in rows:
+        cell = character * 1000 + (scenario or 0)
+        annotator = annotator_of[name or ""]
         pair = (left, right)
         compared = [s for s in pair if s != reference]
         if reference in pair and compared:
             other = compared[0]
             outcome = 1 if is_tie else (0 if preferred == other else 2)
-            win_tie_loss[other][outcome] += 1
+            outcomes.append((other, outcome, cell, annotator))
         if asked:
             for source in pair:
-                guessed[source][1] += 1
-                guessed[source][0] += guess == source
+                guesses.append((source, guess == source, cell, annotator))
         if is_tie:
-            comparisons.append((left, right, True, character * 1000 + scenario))
+            comparisons.append((left, right, True, cell))
         elif preferred is not None:
             loser = right if preferred == left else left
-            comparisons.append((preferred, loser, False, character * 1000 + scenario))
-            for key in ("overall", pseudonym):
-                position[key][0 if preferred == left else 1] += 1
+            comparisons.append((preferred, loser, False, cell))
+            positions.append((name or "", preferred == left, cell, annotator))
 
     out = {"preferences": {}, "bradley_terry": {}, "human_guess": {}, "position_bias": {}}
-    for source_id, (wins, ties, losses) in win_tie_loss.items():
-        n = wins + ties + losses
-        low, high = wilson_interval(wins, n)
-        out["preferences"][sources[source_id].slug] = {
-            "wins": wins,
-            "ties": ties,
-            "losses": losses,
-            "n": n,
-            "win_rate": _clean(wins / n),
-            "win_low": _clean(low),
-            "win_high": _clean(high),
-            "tie_rate": _clean(ties / n),
-            "loss_rate": _clean(losses / n),
-        }
+    if outcomes:
+        table = np.array(outcomes, dtype=np.int64)
+        ids, group = _index(table[:, 0])
+        _c, cell = _index(table[:, 2] - table[:, 2].min())
+        won = clustered_proportions(table[:, 1] == 0, group, cell, table[:, 3], len(ids))
+        annotators = _distinct_per_group(group, table[:, 3], len(ids))
+        for i, source_id in enumerate(ids.tolist()):
+            mine = table[group == i, 1]
+            wins, ties, losses = (int((mine == k).sum()) for k in range(3))
+            n = len(mine)
+            _s, _n, deff, low, high = won[i]
+            interval = _proportion(wins, n, deff, low, high, annotators[i], rules)
+            out["preferences"][sources[source_id].slug] = {
+                "wins": wins,
+                "ties": ties,
+                "losses": losses,
+                "n": n,
+                "win_rate": _clean(wins / n),
+                "win_low": interval.pop("ci_low"),
+                "win_high": interval.pop("ci_high"),
+                **interval,
+                "tie_rate": _clean(ties / n),
+                "loss_rate": _clean(losses / n),
+            }
     if comparisons:
         ids, index = _index(np.array([c[0] for c in comparisons] + [c[1] for c in comparisons]))
         half = len(comparisons)
         _cells_ids, cluster = _index(np.array([c[3] for c in comparisons]))
-        estimate, low, high = bradley_terry_bootstrap(
+        strengths = bradley_terry_estimates(
             index[:half],
             index[half:],
             [c[2] for c in comparisons],
             cluster,
             len(ids),
-            draws=draws,
-            seed=17,
+            draws=rules.draws,
+            seed=rules.seed + 17,
+            confidence=rules.confidence,
         )
         for i, source_id in enumerate(ids.tolist()):
+            status = strengths.status[i]
             out["bradley_terry"][sources[source_id].slug] = {
-                "log_strength": _clean(estimate[i]),
-                "ci_low": _clean(low[i]),
-                "ci_high": _clean(high[i]),
+                "log_strength": _clean(strengths.log_strength[i]),
+                "ci_low": _clean(strengths.ci_low[i]),
+                "ci_high": _clean(strengths.ci_high[i]),
+                "estimable": status == "ok",
+                "status": status,
             }
-    for source_id, (times, asked) in guessed.items():
-        low, high = wilson_interval(times, asked)
-        out["human_guess"][sources[source_id].slug] = {
-            "passed_for_human": times,
-            "asked": asked,
-            "rate": _clean(times / asked),
-            "ci_low": _clean(low),
-            "ci_high": _clean(high),
-        }
-    for key, (left_wins, right_wins) in position.items():
-        n = left_wins + right_wins
-        low, high = wilson_interval(left_wins, n)
-        out["position_bias"][str(key)] = {
-            "left": left_wins,
-            "right": right_wins,
-            "n": n,
-            "left_rate": _clean(left_wins / n),
-            "ci_low": _clean(low),
-            "ci_high": _clean(high),
-        }
+    if guesses:
+        table = np.array(guesses, dtype=np.int64)
+        ids, group = _index(table[:, 0])
+        _c, cell = _index(table[:, 2] - table[:, 2].min())
+        passed = clustered_proportions(table[:, 1], group, cell, table[:, 3], len(ids))
+        annotators = _distinct_per_group(group, table[:, 3], len(ids))
+        for i, source_id in enumerate(ids.tolist()):
+            times, asked, deff, low, high = passed[i]
+            out["human_guess"][sources[source_id].slug] = {
+                "passed_for_human": int(times),
+                "asked": asked,
+                "rate": _clean(times / asked),
+                **_proportion(times, asked, deff, low, high, annotators[i], rules),
+            }
+    if positions:
+        names = ["overall", *sorted({p[0] for p in positions})]
+        left_won = np.array([p[1] for p in positions], dtype=float)
+        cell = _index(np.array([p[2] for p in positions]) - min(p[2] for p in positions))[1]
+        annotator = np.array([p[3] for p in positions], dtype=np.int64)
+        group_of = {name: i for i, name in enumerate(names)}
+        # Every decided judgment counts overall and for its annotator.
+        group = np.concatenate(
+            [
+                np.zeros(len(positions), dtype=np.int64),
+                np.array([group_of[p[0]] for p in positions]),
+            ]
+        )
+        both = clustered_proportions(
+            np.concatenate([left_won, left_won]),
+            group,
+            np.concatenate([cell, cell]),
+            np.concatenate([annotator, annotator]),
+            len(names),
+        )
+        annotators = _distinct_per_group(group, np.concatenate([annotator, annotator]), len(names))
+        for i, name in enumerate(names):
+            left, n, deff, low, high = both[i]
+            # One annotator's own position bias: the minimum is about judgments only.
+            enough_annotators = annotators[i] if i == 0 else rules.min_annotators
+            out["position_bias"][name] = {
+                "left": int(left),
+                "right": n - int(left),
+                "n": n,
+                "left_rate": _clean(left / n),
+                **_proportion(left, n, deff, low, high, enough_annotators, rules),
+            }
+            out["position_bias"][name]["annotators"] = int(annotators[i])
     return out
 
 
-def _annotator_quality(study, deviations) -> dict:
-    """Per annotator (by pseudonym): judgments, distance from the others, gold accuracy,
-    open flags."""
-    pseudonyms = dict(AnnotatorProfile.objects.values_list("user_id", "pseudonym"))
+def _distinct_per_group(group, annotator, n_groups) -> np.ndarray:
+    """How many distinct annotators each group has."""
+    group, annotator = np.asarray(group, dtype=np.int64), np.asarray(annotator, dtype=np.int64)
+    if len(group) == 0:
+        return np.zeros(n_groups, dtype=np.int64)
+    n_annotators = int(annotator.max()) + 1
+    distinct = np.unique(group * n_annotators + annotator)
+    return np.bincount(distinct // n_annotators, minlength=n_groups)
 
-    judged = dict(
-        Judgment.objects.filter(item__study=study)
-        .values_list("annotator_id")
-        .annotate(n=Count("pk"))
+
+def _annotator_quality(study, deviations) -> dict:
+    """Per annotator (by pseudonym): counted judgments and their median time, distance
+    from the others, gold accuracy, open flags. Every figure but the gold checks (which
+    are about gold items, never counted) is over counted judgments only, like the rest
+    of the results; `excluded` says how many of the annotator's judgments staff set aside."""
+    pseudonyms = dict(AnnotatorProfile.objects.values_list("user_id", "pseudonym"))
+    judgments = Judgment.objects.filter(item__study=study)
+    seconds = defaultdict(list)
+    for annotator_id, taken in judgments.counted().values_list("annotator_id", "seconds_on_task"):
+        # To the millisecond, as the export has it, so that the median can be rebuilt.
+        seconds[annotator_id].append(seconds_value(taken))
+    excluded = dict(
+        judgments.filter(excluded=True).values_list("annotator_id").annotate(n=Count("pk"))
     )
     gold = defaultdict(lambda: [0, 0])
     for annotator_id, passed in GoldCheck.objects.filter(judgment__item__study=study).values_list(
@@ -610,20 +814,19 @@ def _annotator_quality(study, deviations) -> dict:
         .values_list("annotator_id")
         .annotate(n=Count("pk"))
     )
-    seconds = defaultdict(list)
-    for annotator_id, taken in Judgment.objects.filter(item__study=study).values_list(
-        "annotator_id", "seconds_on_task"
-    ):
-        seconds[annotator_id].append(taken)
+    annotators = set(judgments.values_list("annotator_id", flat=True).distinct())
     return {
         pseudonyms.get(annotator_id, str(annotator_id)): {
-            "judgments": n,
+            "judgments": len(seconds[annotator_id]),
+            "excluded": excluded.get(annotator_id, 0),
             "mean_distance": _clean(deviations.get(annotator_id, (float("nan"), 0))[0]),
             "units_compared": deviations.get(annotator_id, (0, 0))[1],
             "gold_passed": gold[annotator_id][0],
             "gold_checked": gold[annotator_id][1],
             "open_flags": flags.get(annotator_id, 0),
-            "median_seconds": _clean(float(np.median(seconds[annotator_id]))),
+            "median_seconds": _clean(float(np.median(seconds[annotator_id])))
+            if seconds[annotator_id]
+            else None,
         }
-        for annotator_id, n in judged.items()
+        for annotator_id in sorted(annotators)
     }

@@ -53,6 +53,15 @@ def characters_claim(*, user, characters: list[Character]) -> AnnotatorProfile:
     if not characters:
         raise AnnotationError("no_characters", _("Choose at least one character you know well."))
     wanted = {character.pk for character in characters}
+    if wanted - characters_with_quiz_ids():
+        # Without a quiz the claim could never be reviewed: refuse it rather than leave
+        # the applicant waiting for nothing.
+        raise AnnotationError(
+            "no_quiz",
+            _(
+                "A character you chose has no quiz yet, so you cannot qualify for it; nothing was saved."
+            ),
+        )
     profile.qualifications.filter(status=QualificationStatus.CLAIMED).exclude(
         character_id__in=wanted
     ).delete()
@@ -75,13 +84,27 @@ def screening_pass_mark(character: Character) -> float:
 
 
 def quiz_questions(*, qualification: Qualification) -> list[ScreeningQuestion]:
-    """The same questions for the same attempt, so that a reload does not reshuffle."""
-    questions = list(
-        ScreeningQuestion.objects.filter(character=qualification.character, active=True)
+    """The questions of the applicant's current attempt. The pool has one fixed order per
+    applicant and each attempt takes the next QUIZ_LENGTH questions of it, so a retry asks
+    the questions not seen yet first; the same attempt always gets the same questions, so
+    that a reload does not reshuffle."""
+    pool = list(
+        ScreeningQuestion.objects.filter(character=qualification.character, active=True).order_by(
+            "pk"
+        )
     )
-    rng = random.Random(f"{qualification.pk}-{qualification.quiz_attempts}")
-    rng.shuffle(questions)
-    return questions[:QUIZ_LENGTH]
+    if not pool:
+        return []
+    random.Random(f"{qualification.pk}").shuffle(pool)
+    start = (qualification.quiz_attempts * QUIZ_LENGTH) % len(pool)
+    drawn = (pool[start:] + pool[:start])[:QUIZ_LENGTH]
+    random.Random(f"{qualification.pk}-{qualification.quiz_attempts}").shuffle(drawn)
+    return drawn
+
+
+def characters_with_quiz_ids() -> set[int]:
+    """Characters an applicant can qualify for: those with active quiz questions."""
+    return set(ScreeningQuestion.objects.filter(active=True).values_list("character_id", flat=True))
 
 
 @transaction.atomic

@@ -177,3 +177,82 @@ def icc_1k(counts: np.ndarray, values, *, reduced=None) -> float:
     if between == 0:
         return float("nan")
     return float((between - within) / between)
+
+
+def alpha_batch(coincidences: np.ndarray, values, level: str) -> np.ndarray:
+    """`alpha_from_coincidences` for a stack of coincidence matrices (draws x V x V),
+    without a Python loop per draw."""
+    coincidences = np.asarray(coincidences, dtype=float)
+    values = np.asarray(values, dtype=float)
+    marginals = coincidences.sum(axis=2)
+    n = marginals.sum(axis=1)
+    size = len(values)
+    if level == "interval":
+        delta = np.broadcast_to((values[:, None] - values[None, :]) ** 2.0, coincidences.shape)
+    elif level == "ordinal":
+        cumulative = np.concatenate(
+            [np.zeros((len(marginals), 1)), np.cumsum(marginals, axis=1)], axis=1
+        )
+        grid = np.arange(size)
+        high = np.maximum(grid[:, None], grid[None, :]) + 1
+        low = np.minimum(grid[:, None], grid[None, :])
+        between = cumulative[:, high] - cumulative[:, low]
+        delta = (between - (marginals[:, :, None] + marginals[:, None, :]) / 2.0) ** 2
+    elif level == "nominal":
+        delta = np.broadcast_to(1.0 - np.eye(size), coincidences.shape)
+    else:
+        raise ValueError(f"unknown level of measurement {level!r}")
+    observed = (coincidences * delta).sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = (marginals[:, :, None] * marginals[:, None, :] * delta).sum(axis=(1, 2)) / (
+            n - 1
+        )
+        alpha = 1.0 - observed / expected
+    return np.where((n > 1) & (expected > 0), alpha, np.nan)
+
+
+def bootstrap_alpha_clustered(
+    counts: np.ndarray,
+    values,
+    cluster: np.ndarray,
+    level: str = "ordinal",
+    *,
+    draws: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> AlphaEstimate:
+    """Alpha with a percentile interval that resamples clusters of units (all answers
+    rated for one character x scenario cell go together) instead of single units:
+    units of the same cell share their question and context, so they are not
+    independent. `cluster` gives each unit's 0-based cluster index."""
+    counts = np.asarray(counts)
+    cluster = np.asarray(cluster, dtype=np.int64)
+    pairable = counts.sum(axis=1) >= 2
+    counts, cluster = counts[pairable], cluster[pairable]
+    values = np.asarray(values, dtype=float)
+    n_units = len(counts)
+    if n_units == 0:
+        return AlphaEstimate(float("nan"), float("nan"), float("nan"), 0)
+    # Per unit (n n^T - diag n) / (m - 1), summed per cluster: clusters x V x V.
+    per_unit = _pattern_coincidences(counts)
+    _ids, cluster = np.unique(cluster, return_inverse=True)
+    cluster = cluster.ravel()
+    n_clusters = int(cluster.max()) + 1
+    size = counts.shape[1]
+    flat = per_unit.reshape(n_units, -1)
+    per_cluster = np.stack(
+        [np.bincount(cluster, weights=flat[:, k], minlength=n_clusters) for k in range(size**2)],
+        axis=1,
+    )
+    alpha = alpha_batch(per_cluster.sum(axis=0).reshape(1, size, size), values, level)[0]
+    if draws == 0 or n_clusters < 2:
+        return AlphaEstimate(float(alpha), float("nan"), float("nan"), n_units)
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=draws)
+    boot = alpha_batch((weights @ per_cluster).reshape(draws, size, size), values, level)
+    boot = boot[~np.isnan(boot)]
+    if len(boot) == 0:
+        return AlphaEstimate(float(alpha), float("nan"), float("nan"), n_units)
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(boot, [tail, 100 - tail])
+    return AlphaEstimate(float(alpha), float(low), float(high), n_units)

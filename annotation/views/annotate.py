@@ -1,10 +1,17 @@
 """The rating screen. Full pages for plain requests, the `item` fragment for htmx."""
 
+import logging
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import push_url
 
 from .. import selectors, services
 from ..models import Assignment, AssignmentState
@@ -12,6 +19,17 @@ from ..parsing import whole_number
 from ..selectors import Step
 
 TEMPLATE = "annotation/annotate.html"
+_DONE_WITH = {
+    AssignmentState.SUBMITTED: gettext_lazy(
+        "You already submitted that item; here is your next one."
+    ),
+    AssignmentState.SKIPPED: gettext_lazy("You skipped that item; here is your next one."),
+    AssignmentState.EXPIRED: gettext_lazy(
+        "That item is no longer reserved for you; here is your next one."
+    ),
+}
+
+logger = logging.getLogger(__name__)
 
 
 def _render(request, assignment, *, error=None, posted=None, status=200, notice=None):
@@ -26,9 +44,9 @@ def _render(request, assignment, *, error=None, posted=None, status=200, notice=
     template = f"{TEMPLATE}#work" if request.htmx else TEMPLATE
     response = render(request, template, context, status=status)
     if request.htmx and assignment is not None:
-        response["HX-Push-Url"] = reverse("annotate-item", args=[assignment.token])
+        push_url(response, reverse("annotate-item", args=[assignment.token]))
     elif request.htmx:
-        response["HX-Push-Url"] = reverse("annotate")
+        push_url(response, reverse("annotate"))
     return response
 
 
@@ -37,6 +55,9 @@ def _not_ready(request):
     return None if step == Step.READY else redirect("screening")
 
 
+# The rating pages are never cached: Back or a reload must ask the server again, which
+# knows whether the item was already submitted.
+@never_cache
 @login_required
 @require_GET
 def annotate(request):
@@ -61,6 +82,7 @@ def _own_assignment(request, token) -> Assignment:
     return assignment
 
 
+@never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
 def item(request, token):
@@ -70,9 +92,13 @@ def item(request, token):
         return _submit(request, token)
     assignment = _own_assignment(request, token)
     if assignment.state != AssignmentState.ACTIVE:
+        # Back or an old bookmark: the item is done with; go on to the current one.
+        messages.info(request, _DONE_WITH[assignment.state])
         return redirect("annotate")
     try:
-        assignment = services.assignment_check_active(user=request.user, token=token)
+        # Read, not locked: showing the page changes nothing, and the submission checks
+        # the lease again under a lock.
+        services.lease_check(assignment)
     except services.AnnotationError as refusal:
         return _render(request, None, error=refusal.message, status=409)
     return _render(request, assignment)
@@ -108,15 +134,33 @@ def _submit(request, token):
     assignment = _own_assignment(request, token)
     submission, posted = submission_from_post(request.POST, assignment)
     try:
-        services.judgment_submit(user=request.user, token=token, submission=submission)
+        services.judgment_submit(
+            user=request.user, token=token, submission=submission, assignment=assignment
+        )
     except services.AnnotationError as refusal:
         if refusal.code == "already_submitted":
             # A double click or a replayed POST: the first one counted; move on.
-            return _next(request, notice=refusal.message)
+            return _next_after_saving(request, notice=refusal.message)
         if refusal.code in ("lease_expired", "study_closed", "skipped"):
             return _render(request, None, error=refusal.message, status=409)
         return _render(request, assignment, error=refusal.message, posted=posted, status=422)
-    return _next(request)
+    return _next_after_saving(request)
+
+
+def _next_after_saving(request, notice=None):
+    """The judgment is committed: whatever happens while fetching the next item, the
+    answer must not claim it failed (the annotator would rate it again, or stop trusting
+    the page). A failure here says "saved" and offers to fetch the next item again."""
+    try:
+        return _next(request, notice=notice)
+    except Exception:
+        logger.exception("judgment saved, but the next item could not be served")
+        # Rendered without the request: its context processors may need the database
+        # that just failed.
+        response = HttpResponse(render_to_string("annotation/_saved.html"))
+        if request.htmx:
+            response["HX-Push-Url"] = reverse("annotate")
+        return response
 
 
 def _next(request, notice=None):

@@ -58,22 +58,44 @@ def export_jobs(request, slug):
     return redirect("results-study", slug=study.slug)
 
 
-@researcher_required
-@require_GET
-def export_download(request, pk):
-    """The finished file, streamed from disk. Only its requester (or an admin) gets it."""
+def _finished_job(request, pk) -> ExportJob:
+    """A finished job, for its requester (or an admin) only; anyone else gets a 404."""
     job = get_object_or_404(ExportJob.objects.select_related("study"), pk=pk)
     if job.requested_by_id != request.user.pk and not is_admin(request.user):
         raise Http404
     if job.status != ExportStatus.DONE or not job.file:
         raise Http404
+    return job
+
+
+def _attachment(storage, name, content_type):
     try:
-        stream = job.file.open("rb")
+        stream = storage.open(name, "rb")
     except FileNotFoundError:
         raise Http404 from None
-    filename = job.file.name.rsplit("/", 1)[-1]
+    filename = name.rsplit("/", 1)[-1]
+    return FileResponse(stream, as_attachment=True, filename=filename, content_type=content_type)
+
+
+@researcher_required
+@require_GET
+def export_download(request, pk):
+    """The finished file, streamed from disk. Only its requester (or an admin) gets it."""
+    job = _finished_job(request, pk)
     content_type = {
         "zip": "application/zip",
         "jsonl": "application/x-ndjson; charset=utf-8",
-    }.get(filename.rsplit(".", 1)[-1], "text/csv; charset=utf-8")
-    return FileResponse(stream, as_attachment=True, filename=filename, content_type=content_type)
+    }.get(job.file.name.rsplit(".", 1)[-1], "text/csv; charset=utf-8")
+    return _attachment(job.file.storage, job.file.name, content_type)
+
+
+@researcher_required
+@require_GET
+def export_manifest(request, pk):
+    """The manifest written beside a finished file (checksum, options, study design,
+    counts, software), on the same terms as the file. A snapshot has it inside its zip."""
+    job = _finished_job(request, pk)
+    if job.kind == ExportKind.SNAPSHOT:
+        raise Http404
+    name = services.manifest_name(job.file.name)
+    return _attachment(job.file.storage, name, "application/json; charset=utf-8")

@@ -7,8 +7,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from .. import selectors
-from ..models import Study
+from .. import methods, selectors
+from ..models import Study, StudyResults
 from ..roles import researcher_required, study_manager_required
 from .exports import export_context
 
@@ -36,6 +36,25 @@ def study_results(request, slug):
     template = "annotation/results.html#results" if request.htmx else "annotation/results.html"
     return render(
         request, template, {"study": study, "view": view, **export_context(request.user, study)}
+    )
+
+
+@researcher_required
+@require_GET
+def study_methods(request, slug):
+    """The methods paragraph, in both languages, for the results as they stand."""
+    study = get_object_or_404(Study, slug=slug)
+    results = StudyResults.objects.filter(study=study).first()
+    texts = []
+    if results is not None:
+        facts = methods.methods_facts(study, results)
+        texts = [
+            (language, methods.methods_text(facts, language)) for language in methods.LANGUAGES
+        ]
+    return render(
+        request,
+        "annotation/results_methods.html",
+        {"study": study, "texts": texts, "version": methods.METHODS_VERSION},
     )
 
 

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods
 
 from dialogues.models import Character
@@ -24,7 +25,12 @@ def hub(request):
     return render(
         request,
         "annotation/screening.html",
-        {"step": step, "qualifications": selectors.qualifications_of(request.user)},
+        {
+            "step": step,
+            "qualifications": selectors.qualifications_of(request.user),
+            "with_quiz": services.characters_with_quiz_ids(),
+            "max_attempts": services.MAX_QUIZ_ATTEMPTS,
+        },
     )
 
 
@@ -49,6 +55,11 @@ def characters(request):
         return redirect("screening-consent")
     all_characters = list(Character.objects.order_by("work_zh", "name_zh"))
     claimed = {q.character_id for q in selectors.qualifications_of(request.user)}
+    context = {
+        "characters": all_characters,
+        "claimed": claimed,
+        "with_quiz": services.characters_with_quiz_ids(),
+    }
     if request.method == "POST":
         ids = set(whole_numbers(request.POST.getlist("character")))
         chosen = [c for c in all_characters if c.pk in ids]
@@ -56,16 +67,9 @@ def characters(request):
             services.characters_claim(user=request.user, characters=chosen)
         except services.AnnotationError as refusal:
             messages.error(request, refusal.message)
-            return render(
-                request,
-                "annotation/characters.html",
-                {"characters": all_characters, "claimed": claimed},
-                status=422,
-            )
+            return render(request, "annotation/characters.html", context, status=422)
         return redirect("screening")
-    return render(
-        request, "annotation/characters.html", {"characters": all_characters, "claimed": claimed}
-    )
+    return render(request, "annotation/characters.html", context)
 
 
 @login_required
@@ -83,6 +87,7 @@ def quiz(request, character_id):
         "qualification": qualification,
         "questions": questions,
         "attempts_left": services.MAX_QUIZ_ATTEMPTS - qualification.quiz_attempts,
+        "pass_mark": round(100 * services.screening_pass_mark(character)),
     }
     if request.method == "POST":
         choices = {}
@@ -101,13 +106,36 @@ def quiz(request, character_id):
             messages.error(request, refusal.message)
             context["posted"] = request.POST
             return render(request, "annotation/quiz.html", context, status=422)
-        if result.status == QualificationStatus.PASSED:
-            messages.success(request, _("Quiz passed. Staff will review your application soon."))
-        else:
-            messages.error(
-                request,
-                _("Not passed this time (score %(score)d%%).")
-                % {"score": round(100 * result.quiz_score)},
-            )
+        messages.add_message(
+            request,
+            messages.SUCCESS if result.status == QualificationStatus.PASSED else messages.ERROR,
+            quiz_result_message(result),
+        )
         return redirect("screening")
     return render(request, "annotation/quiz.html", context)
+
+
+def quiz_result_message(result: Qualification) -> str:
+    """What the applicant needs to know after an attempt: their score against the pass
+    mark, and what happens next."""
+    figures = {
+        "score": round(100 * result.quiz_score),
+        "mark": round(100 * services.screening_pass_mark(result.character)),
+    }
+    if result.status == QualificationStatus.PASSED:
+        return (
+            _("Quiz passed: you scored %(score)d%%; the pass mark is %(mark)d%%.") % figures
+            + " "
+            + _("Staff will review your application soon.")
+        )
+    left = max(services.MAX_QUIZ_ATTEMPTS - result.quiz_attempts, 0)
+    outcome = _("Not passed this time: you scored %(score)d%%; the pass mark is %(mark)d%%.")
+    if left:
+        then = ngettext(
+            "You have %(left)d attempt left, with different questions where possible.",
+            "You have %(left)d attempts left, with different questions where possible.",
+            left,
+        ) % {"left": left}
+    else:
+        then = _("No attempts are left for this character.")
+    return outcome % figures + " " + then

@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "django_filters",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -37,6 +38,8 @@ INSTALLED_APPS = [
     "allauth.account",
     "dialogues",
     "annotation",
+    "collection",
+    "writing",
 ]
 
 MIDDLEWARE = [
@@ -99,8 +102,15 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several writers (web requests, the in-process tasks) share one file: wait for
     # the lock instead of failing at once.
+    # WAL lets pages read while a submission writes; "normal" sync is still crash-safe
+    # in WAL mode and saves an fsync per commit. SQLite remains the embedded default for
+    # a demo or a small crowd on one machine: production means PostgreSQL.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
@@ -161,6 +171,13 @@ CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
+# Without a broker, results refreshes run on a background thread of the web process
+# (annotation.background) instead of inside the annotator's request.
+CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = env.bool(
+    "CHATANIME_RESULTS_REFRESH_IN_BACKGROUND", default=True
+)
+# ... and at most this often (seconds): results of the embedded default lag by as much.
+CHATANIME_IN_PROCESS_REFRESH_INTERVAL = env.int("CHATANIME_IN_PROCESS_REFRESH_INTERVAL", default=30)
 # Acknowledge after the task ran, so a worker killed mid-task gets its work redelivered;
 # every task is idempotent for that reason.
 CELERY_TASK_ACKS_LATE = True
@@ -173,6 +190,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=60 * 60),
     "socket_connect_timeout": 1,
 }
+# Every task gets a time limit, so a stuck recompute (a lock never released, a runaway
+# query) frees its worker instead of holding it for ever. At the soft limit the task gets
+# SoftTimeLimitExceeded and can record the failure (an export job shows it); the hard
+# limit kills the process a minute later. A full recompute of 1.3 million ratings takes
+# seconds; tasks that may run longer (export files) set their own limits. Both stay below
+# the visibility timeout, or Redis would hand a task still running to a second worker.
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=10 * 60)
+CELERY_TASK_TIME_LIMIT = CELERY_TASK_SOFT_TIME_LIMIT + 60
 # Enqueueing from a web request fails fast when the broker is down; the beat schedule
 # catches up later.
 CELERY_BROKER_CONNECTION_TIMEOUT = 1
@@ -241,10 +266,8 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_VERIFICATION = env("ACCOUNT_EMAIL_VERIFICATION", default="optional")
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+# Also the admin's log-in: /admin/login/ sends staff to this form (chatanime_site/urls.py).
 ACCOUNT_RATE_LIMITS = {"login_failed": "5/5m/ip,5/5m/key"}
-# The admin's own log-in form: the same allowance per address and per user name.
-ADMIN_LOGIN_FAILURE_LIMIT = 5
-ADMIN_LOGIN_FAILURE_WINDOW_SECONDS = 5 * 60
 # Locally, verification and reset emails are printed by the server.
 MAILERS = {
     "default": {
@@ -259,8 +282,15 @@ SITE_URL = env("CHATANIME_SITE_URL", default="http://127.0.0.1:8000")
 
 # The importer refuses answers longer than this; the published answers stay under 200.
 CHATANIME_MAX_TEXT_LENGTH = env.int("CHATANIME_MAX_TEXT_LENGTH", default=4000)
-# Bootstrap resamples behind every confidence interval of the results.
-CHATANIME_BOOTSTRAP_DRAWS = env.int("CHATANIME_BOOTSTRAP_DRAWS", default=200)
+# Bootstrap resamples behind the agreement and Bradley-Terry intervals of the results.
+CHATANIME_BOOTSTRAP_DRAWS = env.int("CHATANIME_BOOTSTRAP_DRAWS", default=2000)
+# The seed every bootstrap of the results starts from (each figure family offsets it), so
+# that a recompute of the same judgments gives the same intervals.
+CHATANIME_BOOTSTRAP_SEED = env.int("CHATANIME_BOOTSTRAP_SEED", default=20240601)
+# Minimum information for an interval: an estimate from fewer judgments or annotators
+# is shown without one ("not enough data").
+CHATANIME_MIN_JUDGMENTS = env.int("CHATANIME_MIN_JUDGMENTS", default=10)
+CHATANIME_MIN_ANNOTATORS = env.int("CHATANIME_MIN_ANNOTATORS", default=5)
 # Prepared export files are deleted this many days after they were written.
 CHATANIME_EXPORT_KEEP_DAYS = env.int("CHATANIME_EXPORT_KEEP_DAYS", default=7)
 
@@ -270,3 +300,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
 }
+
+# Calls to model endpoints (collection app): attempts per call on transient errors, and
+# the exponential backoff between them (Retry-After is honoured up to the maximum).
+COLLECTION_RETRY_ATTEMPTS = env.int("COLLECTION_RETRY_ATTEMPTS", default=6)
+COLLECTION_RETRY_BASE_SECONDS = env.float("COLLECTION_RETRY_BASE_SECONDS", default=1.0)
+COLLECTION_RETRY_MAX_SECONDS = env.float("COLLECTION_RETRY_MAX_SECONDS", default=60.0)

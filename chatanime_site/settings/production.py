@@ -13,16 +13,9 @@ ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
 DATABASES = {"default": env.db("DATABASE_URL")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Read again only to fail loudly when missing: base.py already built the Redis cache,
+# the broker URL and real (not in-process) task execution from the same variable.
 REDIS_URL = env("REDIS_URL")
-CACHES = {
-    "default": {
-        "BACKEND": "chatanime_site.cache.ResilientRedisCache",
-        "LOCATION": REDIS_URL,
-        "OPTIONS": REDIS_CACHE_OPTIONS,  # noqa: F405
-    }
-}
-CELERY_BROKER_URL = REDIS_URL
-CELERY_TASK_ALWAYS_EAGER = False
 
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -11,9 +11,10 @@
     return group.querySelector("input:checked") !== null;
   }
 
-  function setActive(form, group) {
+  // Only a move the annotator made scrolls: on load the page stays at its title.
+  function setActive(form, group, scroll) {
     groups(form).forEach(function (g) { g.classList.toggle("active", g === group); });
-    if (group) {
+    if (group && scroll) {
       group.scrollIntoView({ block: "nearest" });
     }
     form._activeGroup = group;
@@ -23,7 +24,7 @@
     var all = groups(form);
     var index = all.indexOf(form._activeGroup);
     var next = all[Math.min(all.length - 1, Math.max(0, index + step))];
-    setActive(form, next);
+    setActive(form, next, true);
   }
 
   function firstUnanswered(form) {
@@ -75,7 +76,7 @@
     form.addEventListener("change", function (event) {
       saveDraft(form);
       var group = event.target.closest("[data-group]");
-      if (group) { setActive(form, group); }
+      if (group) { setActive(form, group, true); }
     });
     form.addEventListener("input", function () { saveDraft(form); });
     form.addEventListener("focusin", function (event) {
@@ -91,14 +92,33 @@
     });
   }
 
+  // Where the rating shortcuts apply: in a rating row, or when nothing has the focus
+  // (right after the page loads). Everywhere else keys keep their native meaning:
+  // Enter presses a focused button, follows a link, opens a definition, and types a
+  // line break in the comment.
+  function inRatingRow(form, target) {
+    if (target === document.body || target === document.documentElement || target === form) {
+      return true;
+    }
+    return form.contains(target) && target.tagName === "INPUT" && target.type === "radio" &&
+      target.closest("[data-group]") !== null;
+  }
+
+  function jumpToSubmit(event) {
+    var link = event.target.closest("a.to-submit");
+    if (!link) { return; }
+    var form = link.closest("form.rating-form");
+    event.preventDefault();
+    var missing = firstUnanswered(form);
+    if (missing) { form.classList.add("show-missing"); }
+    form.querySelector("button[type=submit]").focus();
+  }
+  document.addEventListener("click", jumpToSubmit);
+
   document.addEventListener("keydown", function (event) {
     var form = document.querySelector("form.rating-form");
     if (!form || event.ctrlKey || event.metaKey || event.altKey) { return; }
-    var target = event.target;
-    if (target.tagName === "TEXTAREA" || target.tagName === "SELECT" ||
-        (target.tagName === "INPUT" && target.type === "text")) {
-      return;
-    }
+    if (!inRatingRow(form, event.target)) { return; }
     var group = form._activeGroup;
     if (/^[1-9]$/.test(event.key) && group) {
       var input = group.querySelector('input[data-key="' + event.key + '"]');
@@ -107,7 +127,7 @@
         input.checked = true;
         input.dispatchEvent(new Event("change", { bubbles: true }));
         var next = firstUnanswered(form);
-        setActive(form, next || group);
+        setActive(form, next || group, true);
         if (next) {
           var first = next.querySelector("input");
           if (first && document.activeElement && document.activeElement.closest("form") === form) {
@@ -126,7 +146,7 @@
       event.preventDefault();
       var missing = firstUnanswered(form);
       if (missing) {
-        setActive(form, missing);
+        setActive(form, missing, true);
         form.classList.add("show-missing");
       } else {
         form.requestSubmit();

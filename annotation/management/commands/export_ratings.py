@@ -1,5 +1,3 @@
-import contextlib
-
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import exports
@@ -58,25 +56,33 @@ class Command(BaseCommand):
                 raise CommandError("--snapshot writes its own files; leave out -o")
             self._snapshot(snapshot, target, include_excluded, bom)
             return
+        if output:
+            try:
+                manifest = exports.file_write(
+                    output,
+                    target,
+                    format,
+                    include_excluded=include_excluded,
+                    bom=bom,
+                    engine=engine,
+                    command=_file_command(output, format, target, include_excluded, bom),
+                )
+            except exports.ExportError as error:
+                raise CommandError(str(error)) from error
+            except OSError as error:
+                raise CommandError(f"cannot write {output}: {error.strerror or error}") from error
+            (described,) = manifest["files"].values()
+            self.stderr.write(f"{described['rows']} rows written to {output}")
+            self.stderr.write(f"manifest written to {exports.file_manifest_path(output)}")
+            return
         try:
             chunks = exports.counted_chunks(
                 target, format, include_excluded, bom=bom, engine=engine
             )
         except exports.ExportError as error:
             raise CommandError(str(error)) from error
-        rows = 0
-        with contextlib.ExitStack() as stack:
-            if output:
-                stream = stack.enter_context(open(output, "wb"))
-                for data, count in chunks:
-                    stream.write(data)
-                    rows += count
-            else:
-                for data, count in chunks:
-                    self.stdout.write(data.decode(), ending="")
-                    rows += count
-        if output:
-            self.stderr.write(f"{rows} rows written to {output}")
+        for data, _count in chunks:
+            self.stdout.write(data.decode(), ending="")
 
     def _snapshot(self, directory, study, include_excluded, bom):
         try:
@@ -97,6 +103,18 @@ class Command(BaseCommand):
 def _described(directory, study, include_excluded, bom) -> str:
     """The command line that makes this snapshot again."""
     words = ["export_ratings", "--snapshot", str(directory)]
+    if study is not None:
+        words += ["--study", study.slug]
+    if include_excluded:
+        words.append("--include-excluded")
+    if bom:
+        words.append("--bom")
+    return " ".join(words)
+
+
+def _file_command(output, format, study, include_excluded, bom) -> str:
+    """The command line that writes this file again."""
+    words = ["export_ratings", "--format", format, "-o", str(output)]
     if study is not None:
         words += ["--study", study.slug]
     if include_excluded:

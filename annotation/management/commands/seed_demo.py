@@ -1,3 +1,4 @@
+from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand
 
 from annotation import demo, services
@@ -21,8 +22,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, password: str, **options):
+        # One hash for the six accounts: hashing is slow on purpose, and they share it.
+        password_hash = make_password(password)
         users = {
-            email: services.account_ensure(email=email, password=password, **flags)
+            email: services.account_ensure(
+                email=email, password=password, password_hash=password_hash, **flags
+            )
             for email, _role, flags in DEMO_ACCOUNTS
         }
         annotators = [user for email, user in users.items() if email.startswith("annotator")]

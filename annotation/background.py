@@ -1,0 +1,96 @@
+"""Results refreshes for the embedded default (no broker, tasks in-process).
+
+Without Redis, Celery runs a task inside the call that enqueues it, so each submission
+would wait for a whole-study recompute (seconds on a real study) and hold the SQLite
+write lock meanwhile. Instead, the studies to refresh are collected here and one
+thread per process recomputes them a moment later: a burst of submissions costs one
+recompute, and no annotator waits for it. With a broker this module is not used.
+"""
+
+import logging
+import threading
+import time
+
+from django.db import close_old_connections, connections
+
+logger = logging.getLogger(__name__)
+
+
+class Refresher:
+    """`delay_seconds` after the first request of a burst, and no sooner than
+    `interval_seconds` after the previous recompute: on one machine a recompute competes
+    with the annotators' requests for the same cores."""
+
+    def __init__(self, *, delay_seconds: float, interval_seconds: float = 0):
+        self.delay_seconds = delay_seconds
+        self.interval_seconds = interval_seconds
+        self._last_run = float("-inf")
+        self._pending: set[int] = set()
+        self._lock = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._busy = False
+
+    def request(self, study_id: int) -> None:
+        with self._lock:
+            self._pending.add(study_id)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="results-refresh", daemon=True
+                )
+                self._thread.start()
+            self._lock.notify()
+
+    def wait_idle(self) -> None:
+        """Block until every requested refresh has run (for tests and shutdown)."""
+        with self._lock:
+            while self._pending or self._busy:
+                self._lock.wait()
+
+    def _run(self) -> None:
+        from .tasks import study_results_refresh
+
+        while True:
+            with self._lock:
+                while not self._pending:
+                    self._lock.wait()
+                # Let a burst of submissions gather, so that it costs one recompute.
+                deadline = max(
+                    time.monotonic() + self.delay_seconds, self._last_run + self.interval_seconds
+                )
+                while (left := deadline - time.monotonic()) > 0:
+                    self._lock.wait(left)
+                study_ids, self._pending = sorted(self._pending), set()
+                self._busy = True
+            try:
+                for study_id in study_ids:
+                    close_old_connections()
+                    try:
+                        study_results_refresh.run(study_id)
+                    except Exception:
+                        # Results stay stale until the next refresh; ratings are safe.
+                        logger.exception("in-process results refresh of study %s", study_id)
+            finally:
+                connections.close_all()
+                self._last_run = time.monotonic()
+                with self._lock:
+                    self._busy = False
+                    self._lock.notify_all()
+
+
+_refresher: Refresher | None = None
+_refresher_lock = threading.Lock()
+
+
+def refresher() -> Refresher:
+    global _refresher
+    with _refresher_lock:
+        if _refresher is None:
+            from django.conf import settings
+
+            from .tasks import REFRESH_DEBOUNCE_SECONDS
+
+            _refresher = Refresher(
+                delay_seconds=REFRESH_DEBOUNCE_SECONDS,
+                interval_seconds=settings.CHATANIME_IN_PROCESS_REFRESH_INTERVAL,
+            )
+        return _refresher

@@ -1,0 +1,270 @@
+"""Rebuild a study's results from an export snapshot alone, and compare.
+
+Reads the snapshot's `ratings.jsonl` (every rating with its judgment's `counted`,
+ids and positions), `manifest.json` (metrics, reference source) and `results.json`
+(what the platform published); never the database. The counted ratings become the
+same inputs the workers build from the database, and the same pure statistics turn
+them into figures. The report gives, per figure family, the largest difference between
+the published and the rebuilt figures, separately for points and interval bounds.
+
+Points must agree to rounding (1e-6). Interval bounds from closed forms (means, paired
+differences, proportions) agree exactly as well; bootstrap bounds (agreement,
+Bradley-Terry) are drawn with the same seed, but the snapshot numbers sources in
+another order than the database does, so Bradley-Terry bounds agree within Monte Carlo
+error only.
+"""
+
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .exports.snapshot import MANIFEST, RESULTS_FILE
+
+RATINGS_FILE = "ratings.jsonl"
+INTERVAL_KEYS = {"ci_low", "ci_high", "win_low", "win_high"}
+# Per-annotator figures the export cannot carry: flags raised on an annotator rather
+# than on a judgment, and gold checks of excluded judgments when they were left out.
+NOT_IN_EXPORT = {"open_flags"}
+EXCLUDED_ONLY = {"excluded", "gold_passed", "gold_checked"}
+
+
+class SnapshotError(ValueError):
+    """The directory is not a snapshot that can be reproduced."""
+
+
+@dataclass
+class FamilyDifference:
+    points: float = 0.0
+    intervals: float = 0.0
+    compared: int = 0
+    missing: list = field(default_factory=list)
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise SnapshotError(f"{path.name} is missing from {path.parent}") from error
+    except json.JSONDecodeError as error:
+        raise SnapshotError(f"{path.name} is not valid JSON: {error}") from error
+
+
+def read_snapshot(directory) -> tuple[dict, dict, list[dict]]:
+    """(manifest, published results document, rating rows)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise SnapshotError(f"{directory} is not a directory")
+    manifest = _read_json(directory / MANIFEST)
+    if len(manifest.get("studies", [])) != 1:
+        raise SnapshotError("reproduce needs a snapshot of one study (export_ratings --study)")
+    results = _read_json(directory / RESULTS_FILE)
+    rows = []
+    try:
+        with open(directory / RATINGS_FILE, encoding="utf-8") as stream:
+            for number, line in enumerate(stream, start=1):
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as error:
+                    raise SnapshotError(f"{RATINGS_FILE} line {number}: {error}") from error
+    except FileNotFoundError as error:
+        raise SnapshotError(f"{RATINGS_FILE} is missing from {directory}") from error
+    return manifest, results, rows
+
+
+def _integer(value) -> int:
+    return 0 if value in ("", None) else int(value)
+
+
+def inputs_from_rows(manifest: dict, rows: list[dict]):
+    """The StudyInputs of the counted ratings in `rows`, with metrics and sources
+    numbered by the snapshot (metrics by their position, sources by slug)."""
+    from .services.results import MetricInfo, SourceInfo, StudyInputs
+
+    (study,) = manifest["studies"]
+    metrics = [
+        MetricInfo(number, m["slug"], m["dimension"], m.get("label_zh", ""), m.get("label_en", ""))
+        for number, m in enumerate(
+            sorted(manifest["metrics"], key=lambda m: (m["position"], m["slug"])), start=1
+        )
+    ]
+    metric_code = {m.slug: m.pk for m in metrics}
+    counted = [row for row in rows if row["counted"]]
+    slugs = sorted({row["source"] for row in counted} | {study["reference_source"]})
+    source_code = {slug: number for number, slug in enumerate(slugs, start=1)}
+    kinds = {row["source"]: row["source_kind"] for row in counted}
+    sources = {source_code[s]: SourceInfo(s, kinds.get(s, "")) for s in slugs}
+    pseudonyms = sorted({row["annotator"] for row in counted})
+    annotator_code = {name: number for number, name in enumerate(pseudonyms, start=1)}
+
+    columns = defaultdict(list)
+    judgments = {}
+    for row in counted:
+        is_pair = row["position"] != "set"
+        columns["value"].append(int(row["value"]))
+        columns["metric"].append(metric_code[row["metric"]])
+        columns["judgment"].append(int(row["judgment"]))
+        columns["annotator"].append(annotator_code[row["annotator"]])
+        columns["item"].append(int(row["item"]))
+        columns["character"].append(int(row["character_id"]))
+        columns["scenario"].append(_integer(row["scenario_id"]))
+        columns["round"].append(_integer(row["round"]))
+        columns["is_pair"].append(1 if is_pair else 0)
+        columns["source"].append(source_code[row["source"]])
+        columns["answer"].append(_integer(row["answer"]))
+        judgment = judgments.setdefault(int(row["judgment"]), {"row": row, "left": None})
+        if row["position"] in ("left", "right"):
+            judgment[row["position"]] = source_code[row["source"]]
+    data = {name: np.array(values, dtype=np.int64) for name, values in columns.items()}
+    if not counted:
+        data = {
+            name: np.zeros(0, dtype=np.int64)
+            for name in (
+                "value",
+                "metric",
+                "judgment",
+                "annotator",
+                "item",
+                "character",
+                "scenario",
+                "round",
+                "is_pair",
+                "source",
+                "answer",
+            )
+        }
+
+    preference_rows = []
+    for judgment in judgments.values():
+        row = judgment["row"]
+        if row["position"] == "set":
+            continue
+        preference, guess = row["preference"], row["human_guess"]
+        preference_rows.append(
+            (
+                int(row["character_id"]),
+                _integer(row["scenario_id"]),
+                source_code.get(preference) if preference not in ("", "tie") else None,
+                preference == "tie",
+                source_code.get(guess) if guess not in ("", "unsure") else None,
+                guess != "",
+                judgment.get("left"),
+                judgment.get("right"),
+                row["annotator"],
+            )
+        )
+    inputs = StudyInputs(
+        data=data,
+        metrics=metrics,
+        sources=sources,
+        reference_source=source_code[study["reference_source"]],
+        preference_rows=preference_rows,
+        judgments=len(judgments),
+    )
+    return inputs, {code: name for name, code in annotator_code.items()}
+
+
+def annotator_figures(rows: list[dict], inputs, names: dict) -> dict:
+    """The per-annotator figures the export can rebuild, keyed by pseudonym."""
+    from .exports.rows import seconds_value
+    from .services.quality import deviations_of
+
+    seconds, excluded, gold = defaultdict(dict), defaultdict(set), defaultdict(dict)
+    everyone = set()
+    for row in rows:
+        name, judgment = row["annotator"], row["judgment"]
+        everyone.add(name)
+        if row["counted"]:
+            seconds[name][judgment] = float(row["seconds_on_task"])
+        if row["excluded"]:
+            excluded[name].add(judgment)
+        if row["gold_passed"] != "":
+            gold[name][judgment] = bool(row["gold_passed"])
+    deviations = deviations_of(inputs.data) if len(inputs.data["value"]) else {}
+    out = {}
+    for name in sorted(everyone):
+        code = next((c for c, n in names.items() if n == name), None)
+        distance, units = deviations.get(code, (float("nan"), 0))
+        times = [seconds_value(s) for s in seconds[name].values()]
+        out[name] = {
+            "judgments": len(times),
+            "excluded": len(excluded[name]),
+            "mean_distance": None if math.isnan(distance) else round(float(distance), 6),
+            "units_compared": units,
+            "gold_passed": sum(gold[name].values()),
+            "gold_checked": len(gold[name]),
+            "median_seconds": round(float(np.median(times)), 6) if times else None,
+        }
+    return out
+
+
+def reproduce(directory) -> tuple[dict, dict[str, FamilyDifference]]:
+    """Rebuild the figures of the snapshot in `directory`; return them and the
+    differences from the published ones, per figure family."""
+    from .services.results import Rules, study_figures
+
+    manifest, published, rows = read_snapshot(directory)
+    payload = published.get("payload", published)
+    statistics = payload.get("statistics")
+    if not statistics:
+        raise SnapshotError("results.json predates recorded statistics settings; recompute first")
+    rules = Rules(
+        draws=statistics["bootstrap_draws"],
+        seed=statistics["seed"],
+        min_judgments=statistics["min_judgments"],
+        min_annotators=statistics["min_annotators"],
+        confidence=statistics["confidence"],
+    )
+    inputs, names = inputs_from_rows(manifest, rows)
+    rebuilt = study_figures(inputs, rules)
+    rebuilt["annotators"] = annotator_figures(rows, inputs, names)
+    include_excluded = manifest.get("options", {}).get("include_excluded", False)
+    differences = {}
+    for family, figures in rebuilt.items():
+        if family in ("statistics", "metrics", "sources"):
+            continue
+        ignored = set(NOT_IN_EXPORT)
+        if family == "annotators" and not include_excluded:
+            ignored |= EXCLUDED_ONLY
+        differences[family] = compare(payload.get(family), figures, ignored)
+    return rebuilt, differences
+
+
+def _leaves(value, path=()):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _leaves(inner, (*path, str(key)))
+    elif isinstance(value, bool) or value is None or isinstance(value, int | float):
+        yield path, value
+
+
+def compare(published, rebuilt, ignored=frozenset()) -> FamilyDifference:
+    """Largest absolute differences between two figure trees: points, interval bounds,
+    and the paths that only one side has or where one side is undefined."""
+    result = FamilyDifference()
+    left = {
+        path: value for path, value in _leaves(published) if path[-1:] and path[-1] not in ignored
+    }
+    right = {
+        path: value for path, value in _leaves(rebuilt) if path[-1:] and path[-1] not in ignored
+    }
+    if not isinstance(published, dict):
+        left = {(): published}
+        right = {(): rebuilt}
+    for path in sorted(set(left) | set(right)):
+        a, b = left.get(path, "missing"), right.get(path, "missing")
+        if a == "missing" or b == "missing" or (a is None) != (b is None):
+            result.missing.append("/".join(path))
+            continue
+        if a is None:
+            continue
+        difference = abs(float(a) - float(b))
+        result.compared += 1
+        if path and path[-1] in INTERVAL_KEYS:
+            result.intervals = max(result.intervals, difference)
+        else:
+            result.points = max(result.points, difference)
+    return result

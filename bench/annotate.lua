@@ -1,0 +1,102 @@
+-- The annotator's loop for wrk: one thread, one connection, one annotator. Each request
+-- submits the current item and receives the next one (htmx fragment); the token of the
+-- next item is read from the answer. After anything but a 200 the annotator asks
+-- /annotate/ for its item again (a 302 whose Location carries the token).
+--
+-- bench/load.py writes the accounts file (LOAD_ACCOUNTS: one line per annotator:
+-- "session csrf token") and sets LOAD_THINK_MS (0: closed loop) and LOAD_HOST.
+
+local accounts = {}
+local counter = 0
+local threads = {}
+
+local function read_accounts()
+  for line in io.lines(os.getenv("LOAD_ACCOUNTS")) do
+    local session, csrf, token = line:match("(%S+) (%S+) (%S+)")
+    accounts[#accounts + 1] = {session = session, csrf = csrf, token = token}
+  end
+end
+
+function setup(thread)
+  if #accounts == 0 then read_accounts() end
+  counter = counter + 1
+  thread:set("id", counter)
+  threads[#threads + 1] = thread
+end
+
+local account, form, headers, think, recovering
+-- Globals, so that done() can read them from each thread.
+submitted, redirected, failed = 0, 0, 0
+
+function init(args)
+  read_accounts()
+  account = accounts[id]
+  think = tonumber(os.getenv("LOAD_THINK_MS") or "0")
+  local fields = {}
+  for metric in (os.getenv("LOAD_METRICS") or ""):gmatch("[^,]+") do
+    fields[#fields + 1] = "a-" .. metric .. "=4&b-" .. metric .. "=3"
+  end
+  form = table.concat(fields, "&") .. "&preference=tie"
+  headers = {
+    ["Cookie"] = "sessionid=" .. account.session .. "; csrftoken=" .. account.csrf,
+    ["X-CSRFToken"] = account.csrf,
+    ["X-Forwarded-Proto"] = "https",
+    ["Origin"] = "https://" .. os.getenv("LOAD_HOST"),
+    ["HX-Request"] = "true",
+    ["Content-Type"] = "application/x-www-form-urlencoded",
+  }
+  recovering = account.token == "-"
+end
+
+function request()
+  if recovering then
+    return wrk.format("GET", "/annotate/", {
+      ["Cookie"] = headers["Cookie"], ["X-Forwarded-Proto"] = "https",
+    })
+  end
+  return wrk.format("POST", "/annotate/" .. account.token .. "/", headers, form)
+end
+
+function delay()
+  if think <= 0 then return 0 end
+  -- Reading and rating take between half and one and a half times the mean.
+  return math.floor(think * (0.5 + math.random()))
+end
+
+function response(status, response_headers, body)
+  if recovering then
+    local token = (response_headers["Location"] or ""):match("/annotate/([%w_-]+)/$")
+    if status == 302 and token then
+      account.token, recovering = token, false
+      redirected = redirected + 1
+    else
+      failed = failed + 1
+    end
+    return
+  end
+  local token = status == 200 and body:match('action="/annotate/([%w_-]+)/"')
+  if token then
+    submitted = submitted + 1
+    account.token = token
+  else
+    failed = failed + 1
+    recovering = true
+  end
+end
+
+function done(summary, latency, requests)
+  local ok, bad, redirects = 0, 0, 0
+  for _, thread in ipairs(threads) do
+    ok = ok + (thread:get("submitted") or 0)
+    bad = bad + (thread:get("failed") or 0)
+    redirects = redirects + (thread:get("redirected") or 0)
+  end
+  io.write(string.format(
+    'RESULT {"requests": %d, "seconds": %.3f, "submitted": %d, "failed": %d, ' ..
+    '"recovered": %d, "socket_errors": %d, "p50": %.1f, "p95": %.1f, "p99": %.1f, ' ..
+    '"non_2xx": %d}\n',
+    summary.requests, summary.duration / 1e6, ok, bad, redirects,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
+    latency:percentile(50) / 1000, latency:percentile(95) / 1000, latency:percentile(99) / 1000,
+    summary.errors.status))
+end

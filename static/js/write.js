@@ -1,0 +1,66 @@
+// Writing in character: a draft that survives a reload, a character count, pastes
+// reported to the server (staff see them as a flag), Ctrl/⌘+Enter sends.
+// Bound on htmx:load as well, like annotate.js, although writing forms are full pages.
+(function () {
+  "use strict";
+
+  function key(form) { return "chatanime-draft:" + form.dataset.draftKey; }
+
+  function save(form) {
+    var values = {};
+    form.querySelectorAll("textarea").forEach(function (field) { values[field.name] = field.value; });
+    try { localStorage.setItem(key(form), JSON.stringify(values)); } catch (e) { /* private mode */ }
+  }
+
+  function restore(form) {
+    var raw = null;
+    try { raw = localStorage.getItem(key(form)); } catch (e) { return; }
+    if (!raw) { return; }
+    var values = JSON.parse(raw);
+    form.querySelectorAll("textarea").forEach(function (field) {
+      // Text the server sent back (a refused submission) wins over the draft.
+      if (!field.value && values[field.name]) { field.value = values[field.name]; }
+    });
+  }
+
+  function count(form) {
+    var field = form.querySelector("textarea[name=answer], textarea[name=question]");
+    var counter = form.querySelector("[data-count]");
+    if (!field || !counter) { return; }
+    // Characters as a person counts them (code points), like the server's limits.
+    var n = Array.from(field.value.trim()).length;
+    counter.textContent = String(n);
+    var guidance = parseInt(form.dataset.guidance || "0", 10);
+    counter.classList.toggle("over", guidance > 0 && n > guidance * 2);
+  }
+
+  function bind(form) {
+    if (form._bound) { return; }
+    form._bound = true;
+    restore(form);
+    count(form);
+    var pastes = form.querySelector("[data-pastes]");
+    form.addEventListener("input", function () { save(form); count(form); });
+    form.addEventListener("paste", function () {
+      if (pastes) { pastes.value = String(parseInt(pastes.value || "0", 10) + 1); }
+    });
+    form.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    form.addEventListener("submit", function () {
+      // The draft is dropped once sent; a refused submission comes back with the text.
+      try { localStorage.removeItem(key(form)); } catch (e) { /* ignore */ }
+    });
+    form.dataset.ready = "true";
+  }
+
+  function bindAll(root) {
+    (root || document).querySelectorAll("form.writing-form").forEach(bind);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { bindAll(document); });
+  document.addEventListener("htmx:load", function (event) { bindAll(event.target); });
+})();

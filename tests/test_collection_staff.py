@@ -1,0 +1,208 @@
+"""Staff pages of answer collection: who may see them, starting a run from the browser,
+pause / resume / cancel, and reviewing flagged answers. Tasks run in-process here; the
+integration tests run them on a real worker."""
+
+import pytest
+from django.contrib.auth.models import Group
+from django.urls import reverse
+
+from annotation.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
+from collection.models import (
+    AnswerEdit,
+    CollectionRun,
+    GeneratedAnswer,
+    ModelEndpoint,
+    ReviewStatus,
+    RunStatus,
+)
+from dialogues.importer import import_chatanime
+from dialogues.models import Answer, Character, Source
+from tests.factories import UserFactory
+from tests.fixtures.data import small_source, write_source
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LUFFY = "《海贼王》的蒙奇·D·路飞"
+
+
+@pytest.fixture(autouse=True)
+def _quick_retries(settings):
+    settings.COLLECTION_RETRY_BASE_SECONDS = 0.01
+    settings.COLLECTION_RETRY_MAX_SECONDS = 0.05
+    settings.COLLECTION_RETRY_ATTEMPTS = 2
+
+
+@pytest.fixture
+def world(tmp_path, chat_server, monkeypatch):
+    write_source(tmp_path, "human", small_source())
+    import_chatanime(tmp_path)
+    monkeypatch.setenv("STAFF_TEST_KEY", "sk-staff-secret")
+    endpoint = ModelEndpoint.objects.create(
+        name="Model under test",
+        source_slug="new-model",
+        base_url=chat_server.url,
+        model="secret-model-name",
+        api_key_env="STAFF_TEST_KEY",
+    )
+    simulator = ModelEndpoint.objects.create(
+        name="Simulator", base_url=chat_server.url, model="sim", api_key_env="STAFF_TEST_KEY"
+    )
+    manager = UserFactory(email="manager@example.com")
+    manager.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
+    researcher = UserFactory(email="researcher@example.com")
+    researcher.groups.add(Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0])
+    return {
+        "researcher": researcher,
+        "endpoint": endpoint,
+        "simulator": simulator,
+        "admin": UserFactory(email="admin@example.com", is_staff=True),
+        "manager": manager,
+        "annotator": UserFactory(email="fan@example.com"),
+        "server": chat_server,
+    }
+
+
+def start(client, world, **overrides):
+    form = {
+        "endpoint": world["endpoint"].pk,
+        "simulator": world["simulator"].pk,
+        "characters": [Character.objects.get(key=LUFFY).pk],
+        "scenarios": "1-2",
+        "rounds": "1,2",
+        **overrides,
+    }
+    return client.post(reverse("collection:runs"), form)
+
+
+@pytest.mark.parametrize("visitor", ["anonymous", "annotator", "researcher", "manager"])
+def test_only_admins_reach_the_collection_pages(client, world, visitor):
+    if visitor != "anonymous":
+        client.force_login(world[visitor])
+
+    listing = client.get(reverse("collection:runs"))
+    posted = start(client, world)
+    run = CollectionRun.objects.create(
+        source=Source.objects.get(slug="human"),
+        endpoint=world["endpoint"],
+        simulator_endpoint=world["simulator"],
+        simulator_prompt="",
+        status=RunStatus.PAUSED,
+    )
+    page = client.get(reverse("collection:run", args=[run.pk]))
+    control = client.post(reverse("collection:run-control", args=[run.pk]), {"action": "resume"})
+
+    expected = 302 if visitor == "anonymous" else 403
+    for response in (listing, posted, page, control):
+        assert response.status_code == expected
+    assert CollectionRun.objects.get().status == RunStatus.PAUSED
+    assert world["server"].requests == []
+
+
+def test_an_admin_starts_a_run_and_watches_it_finish(client, world):
+    client.force_login(world["admin"])
+
+    response = start(client, world)
+
+    run = CollectionRun.objects.get()
+    assert response.status_code == 302 and response.url == reverse("collection:run", args=[run.pk])
+    run.refresh_from_db()
+    assert run.status == RunStatus.FINISHED
+    assert Answer.objects.filter(source__slug="new-model").count() == 4
+    page = client.get(response.url).content.decode()
+    assert "4 / 4 (100%)" in page
+    assert "sk-staff-secret" not in page
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"scenarios": "0-70"}, "outside 1-60"),
+        ({"rounds": "7"}, "rounds must be"),
+        ({"characters": ["999999"]}, "Choose known characters"),
+        ({"endpoint": "x"}, "Choose an endpoint"),
+    ],
+)
+def test_a_bad_start_form_is_refused_and_creates_nothing(client, world, overrides, message):
+    client.force_login(world["admin"])
+
+    response = start(client, world, **overrides)
+
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not CollectionRun.objects.exists()
+    assert world["server"].requests == []
+
+
+def test_a_missing_key_is_refused_before_anything_is_created(client, world, monkeypatch):
+    monkeypatch.delenv("STAFF_TEST_KEY")
+    client.force_login(world["admin"])
+
+    response = start(client, world)
+
+    assert response.status_code == 400
+    assert "STAFF_TEST_KEY is not set" in response.content.decode()
+    assert not CollectionRun.objects.exists()
+
+
+def test_pause_resume_and_cancel(client, world):
+    client.force_login(world["admin"])
+    world["server"].known_models = {"sim"}  # the responder's model is unknown: run fails
+    start(client, world)
+    run = CollectionRun.objects.get()
+    assert run.status == RunStatus.FAILED
+    page = client.get(reverse("collection:run", args=[run.pk])).content.decode()
+    assert "does not exist" in page
+
+    world["server"].known_models = None
+    control = reverse("collection:run-control", args=[run.pk])
+    client.post(control, {"action": "resume"})
+    run.refresh_from_db()
+    assert run.status == RunStatus.FINISHED  # resumed, the in-process tasks filled it
+
+    response = client.post(control, {"action": "pause"})
+    run.refresh_from_db()
+    assert run.status == RunStatus.FINISHED and response.status_code == 302
+
+    run.status = RunStatus.RUNNING
+    run.save()
+    client.post(control, {"action": "pause"})
+    run.refresh_from_db()
+    assert run.status == RunStatus.PAUSED
+    client.post(control, {"action": "cancel"})
+    run.refresh_from_db()
+    assert run.status == RunStatus.CANCELLED
+
+
+def test_an_admin_edits_a_flagged_answer_and_the_edit_is_audited(client, world):
+    client.force_login(world["admin"])
+    world["server"].script("english")
+    start(client, world, scenarios="1", rounds="1")
+    flagged = GeneratedAnswer.objects.get(review_status=ReviewStatus.FLAGGED)
+    run_page = client.get(reverse("collection:run", args=[flagged.run_id])).content.decode()
+    assert "not written in Chinese" in run_page
+
+    client.post(
+        reverse("collection:answer-review", args=[flagged.pk]),
+        {"action": "edit", "text": "别担心！"},
+    )
+
+    flagged.refresh_from_db()
+    assert flagged.review_status == ReviewStatus.ACCEPTED
+    assert Answer.objects.get(source__slug="new-model").text == "别担心！"
+    assert AnswerEdit.objects.filter(action="edit", editor=world["admin"]).exists()
+
+
+def test_an_empty_edit_is_refused_and_changes_nothing(client, world):
+    client.force_login(world["admin"])
+    world["server"].script("empty")
+    start(client, world, scenarios="1", rounds="1")
+    flagged = GeneratedAnswer.objects.get(review_status=ReviewStatus.FLAGGED)
+
+    client.post(
+        reverse("collection:answer-review", args=[flagged.pk]), {"action": "edit", "text": "  "}
+    )
+
+    flagged.refresh_from_db()
+    assert flagged.review_status == ReviewStatus.FLAGGED
+    assert not Answer.objects.filter(source__slug="new-model").exists()
+    assert not AnswerEdit.objects.exists()

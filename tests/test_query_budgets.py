@@ -1,0 +1,84 @@
+"""The annotator's loop reads and writes a bounded number of times per request, whatever
+the size of the study: a budget a change must not exceed without saying so here."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation import services
+from annotation.models import AnswerExposure, Assignment
+from annotation.selectors import metrics_cache_clear
+from annotation.services import leases
+from tests.factories import approved_annotator, lease_pair
+from tests.fixtures.studies import late_scenario
+from tests.test_annotate_views import complete_form
+
+pytestmark = pytest.mark.django_db
+
+# Measured with a warm cache (the page before it was rendered): the estimate of what is
+# left is then cached, as it is for an annotator at work. The counts include the savepoint
+# statements of the test's own transaction (two per nested atomic block).
+NEXT_ITEM = 6
+RATING_PAGE = 10
+SUBMIT_AND_NEXT = 32
+
+
+@pytest.fixture
+def at_work(client, alice):
+    """Alice has rated one item and is looking at her second, like an annotator mid-study."""
+    lease = lease_pair(alice)
+    client.force_login(alice)
+    client.get(f"/annotate/{lease.token}/")
+    client.post(f"/annotate/{lease.token}/", complete_form(), headers={"HX-Request": "true"})
+    return Assignment.objects.get(annotator=alice, state="active")
+
+
+def test_next_item_redirect_stays_within_budget(client, at_work, django_assert_max_num_queries):
+    with django_assert_max_num_queries(NEXT_ITEM):
+        response = client.get("/annotate/")
+    assert response.status_code == 302
+
+
+def test_rating_page_stays_within_budget(client, at_work, django_assert_max_num_queries):
+    with django_assert_max_num_queries(RATING_PAGE):
+        response = client.get(f"/annotate/{at_work.token}/")
+    assert response.status_code == 200 and at_work.token in response.content.decode()
+
+
+def test_submit_and_next_stays_within_budget(client, at_work, django_assert_max_num_queries):
+    with django_assert_max_num_queries(SUBMIT_AND_NEXT):
+        response = client.post(
+            f"/annotate/{at_work.token}/", complete_form(), headers={"HX-Request": "true"}
+        )
+    assert response.status_code == 200
+    following = Assignment.objects.get(annotator=at_work.annotator, state="active")
+    assert following.token in response.content.decode()
+
+
+# Near the end of a character's work the next item is chosen with a look-ahead that reads
+# the scenario's items, their live leases, who had them, what was seen of their answers,
+# who else may rate them and the number of sources: these few queries more, only there.
+# Counted with every per-process cache cold, which is when the look-ahead costs most.
+LOOK_AHEAD = 8
+
+
+def test_the_look_ahead_near_the_end_costs_a_few_queries_more(demo_dataset, luffy, monkeypatch):
+    study, _bob, _only_for_bob, _open_to_all = late_scenario(luffy)
+    alice = approved_annotator("alice-late@example.com", [luffy])
+    services.assignment_next(user=alice, study=study)  # the staffing count, once a minute
+
+    def next_item_queries() -> int:
+        Assignment.objects.filter(annotator=alice).delete()
+        AnswerExposure.objects.filter(annotator=alice).delete()
+        # Both counts start cold: an item block kept from the first lease would spare the
+        # second its reads whenever both happen to choose the same item.
+        metrics_cache_clear()
+        with CaptureQueriesContext(connection) as queries:
+            assert services.assignment_next(user=alice, study=study) is not None
+        return len(queries)
+
+    with_look_ahead = next_item_queries()
+    monkeypatch.setattr(leases, "LOOKAHEAD_SHARE", 0)
+    greedy = next_item_queries()
+
+    assert with_look_ahead <= greedy + LOOK_AHEAD

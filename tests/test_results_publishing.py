@@ -1,0 +1,270 @@
+"""What a researcher publishes: intervals only where there is information, the methods
+paragraph, and exports that say what the results counted."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation import services
+from annotation.exports import file_manifest_path
+from annotation.models import AnnotatorProfile, Judgment, Rating, StudyResults
+from annotation.models.common import FORMULA_STARTS, new_pseudonym
+from annotation.simulation import simulate_study
+from tests.factories import UserFactory
+from tests.fixtures.studies import make_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def small_study(demo_dataset, luffy, settings):
+    """Four annotators, overlap two: fewer annotators per compared source than the
+    default minimum of five whichever items each of them is served, so every source's
+    figures are thin."""
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 200
+    study = make_study(
+        overlap=2, rounds=(1,), include_diversity=True, ask_human_guess=True, characters=[luffy]
+    )
+    simulate_study(study=study, annotators=4, seed=3)
+    return study
+
+
+@pytest.fixture
+def researcher(db):
+    from django.contrib.auth.models import Group
+
+    user = UserFactory(email="scientist@example.com")
+    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    return user
+
+
+def payload_of(study) -> dict:
+    out = io.StringIO()
+    call_command("aggregate", "--study", study.slug, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_the_results_state_their_draws_seed_and_minimum(small_study, settings):
+    payload = payload_of(small_study)
+
+    assert payload["statistics"]["bootstrap_draws"] == 200
+    assert payload["statistics"]["seed"] == settings.CHATANIME_BOOTSTRAP_SEED
+    assert payload["statistics"]["min_annotators"] == 5
+    assert payload["statistics"]["min_judgments"] == 10
+
+
+def test_the_default_is_two_thousand_draws():
+    from django.conf import settings
+
+    assert settings.CHATANIME_BOOTSTRAP_DRAWS >= 2000
+
+
+def test_thin_estimates_say_not_enough_data_instead_of_an_interval(small_study):
+    payload = payload_of(small_study)
+
+    thin = [
+        row
+        for board in payload["leaderboard"].values()
+        for row in board.values()
+        if row["annotators"] < 5 or row["n"] < 10
+    ]
+    assert thin
+    for row in thin:
+        assert row["enough_data"] is False
+        assert row["ci_low"] is None and row["ci_high"] is None and row["mean"] is not None
+    for board in payload["paired_differences"].values():
+        for row in board.values():
+            assert (row["ci_low"] is None) == (not row["enough_data"])
+
+
+def test_the_page_shows_not_enough_data_and_the_statistics(client, small_study, researcher):
+    payload_of(small_study)
+    client.force_login(researcher)
+
+    page = client.get(f"/results/{small_study.slug}/", HTTP_ACCEPT_LANGUAGE="en")
+
+    text = page.content.decode()
+    assert "not enough data" in text
+    assert "200 bootstrap draws (seed" in text
+    assert "No interval below 10 judgments or 5 annotators" in text
+    assert f"/results/{small_study.slug}/methods/" in text
+
+
+def test_a_study_rated_by_one_annotator_has_no_intervals(demo_dataset, luffy, settings):
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 50
+    study = make_study(overlap=1, rounds=(1,), characters=[luffy])
+    simulate_study(study=study, annotators=1, seed=2)
+
+    payload = payload_of(study)
+
+    rows = [row for board in payload["leaderboard"].values() for row in board.values()]
+    assert rows and all(r["annotators"] == 1 and r["ci_low"] is None for r in rows)
+    assert all(not a["enough_data"] and a["ci_low"] is None for a in payload["agreement"].values())
+    assert payload["position_bias"]["overall"]["ci_low"] is None
+
+
+def test_an_empty_study_has_empty_results(demo_dataset, luffy):
+    study = make_study(overlap=1, rounds=(1,), characters=[luffy])
+
+    results = services.study_recompute(study=study)
+
+    payload = results.payload
+    assert payload["judgments"] == 0
+    for family in ("leaderboard", "paired_differences", "diversity", "preferences"):
+        assert payload[family] == {}
+    assert payload["bradley_terry"] == {} and payload["annotators"] == {}
+
+
+def test_per_annotator_figures_count_what_the_results_count(small_study):
+    judgment = Judgment.objects.filter(item__study=small_study).order_by("pk").first()
+    services.judgment_exclude(judgment=judgment, decided_by=None, reason="test")
+    pseudonym = AnnotatorProfile.objects.get(user=judgment.annotator).pseudonym
+
+    payload = payload_of(small_study)
+
+    figures = payload["annotators"][pseudonym]
+    counted = Judgment.objects.filter(item__study=small_study, annotator=judgment.annotator)
+    assert figures["judgments"] == counted.counted().count() == counted.count() - 1
+    assert figures["excluded"] == 1
+    assert sum(a["judgments"] for a in payload["annotators"].values()) == payload["judgments"]
+
+
+def test_the_methods_paragraph_states_the_shown_numbers(client, small_study, researcher):
+    judgment = Judgment.objects.filter(item__study=small_study).first()
+    services.judgment_exclude(judgment=judgment, decided_by=None, reason="test")
+    payload = payload_of(small_study)
+    client.force_login(researcher)
+
+    page = client.get(f"/results/{small_study.slug}/methods/").content.decode()
+
+    statistics = payload["statistics"]
+    assert f"The analysis uses {payload['judgments']} judgment(s)" in page
+    assert "1 judgment(s) were excluded by study staff" in page
+    assert f"{statistics['bootstrap_draws']} draws, seed {statistics['seed']}" in page
+    assert "分析使用 " in page and f"{payload['judgments']} 条评判" in page
+    assert "chatanime-methods/2" in page
+    # What the bootstraps leave out is said where the paragraph is pasted from.
+    assert "these bootstraps resample cells but not annotators" in page
+    assert "不对标注者重抽样" in page
+
+
+def test_aggregate_prints_the_methods_paragraph(small_study):
+    out = io.StringIO()
+
+    call_command("aggregate", "--study", small_study.slug, "--methods", stdout=out)
+    results = StudyResults.objects.get(study=small_study)
+
+    assert f"The analysis uses {results.judgments} judgment(s)" in out.getvalue()
+    zh = io.StringIO()
+    call_command(
+        "aggregate", "--study", small_study.slug, "--methods", "--language", "zh", stdout=zh
+    )
+    assert "区间：" in zh.getvalue()
+    with pytest.raises(CommandError, match="invalid choice"):
+        call_command(
+            "aggregate",
+            "--study",
+            small_study.slug,
+            "--methods",
+            "--language",
+            "fr",
+            stdout=io.StringIO(),
+        )
+
+
+def test_the_methods_page_before_any_results(client, demo_dataset, researcher, luffy):
+    study = make_study(overlap=1, rounds=(1,), characters=[luffy])
+    client.force_login(researcher)
+
+    page = client.get(f"/results/{study.slug}/methods/")
+
+    assert page.status_code == 200
+    assert b'data-testid="no-results"' in page.content
+
+
+# Exports --------------------------------------------------------------------------------
+
+
+def test_a_single_file_export_writes_its_manifest_beside_it(small_study, tmp_path):
+    target = tmp_path / "ratings.csv"
+
+    call_command(
+        "export_ratings", "--study", small_study.slug, "-o", str(target), stderr=io.StringIO()
+    )
+
+    manifest = json.loads(file_manifest_path(target).read_text(encoding="utf-8"))
+    import hashlib
+
+    described = manifest["files"]["ratings.csv"]
+    assert described["sha256"] == hashlib.sha256(target.read_bytes()).hexdigest()
+    assert described["rows"] == Rating.objects.filter(judgment__item__study=small_study).count()
+    counted = Judgment.objects.filter(item__study=small_study).counted().count()
+    assert manifest["judgments"]["counted"] == counted
+    assert manifest["command"].startswith("export_ratings --format csv -o ")
+    assert manifest["software"]["name"] == "chatanime"
+
+
+def test_an_export_to_a_file_that_cannot_be_written_is_an_error(small_study, tmp_path):
+    with pytest.raises(CommandError, match=r"cannot write .*ratings\.csv"):
+        call_command(
+            "export_ratings",
+            "--study",
+            small_study.slug,
+            "-o",
+            str(tmp_path / "missing" / "ratings.csv"),
+            stderr=io.StringIO(),
+        )
+    assert not (tmp_path / "missing").exists()
+
+
+def test_every_format_carries_what_the_results_count(small_study):
+    judgment = Judgment.objects.filter(item__study=small_study, item__kind="pair").first()
+    services.judgment_exclude(judgment=judgment, decided_by=None, reason="test")
+
+    def export(kind):
+        out = io.StringIO()
+        call_command(
+            "export_ratings",
+            "--study",
+            small_study.slug,
+            "--format",
+            kind,
+            "--include-excluded",
+            stdout=out,
+        )
+        return out.getvalue()
+
+    long_rows = list(csv.DictReader(io.StringIO(export("csv"))))
+    wide_rows = list(csv.DictReader(io.StringIO(export("wide"))))
+    jsonl = [json.loads(line) for line in export("jsonl").splitlines()]
+
+    for rows in (long_rows, wide_rows):
+        assert {
+            "simulated",
+            "excluded",
+            "is_gold",
+            "counted",
+            "served_at",
+            "gold_passed",
+            "open_flags",
+            "character_id",
+            "scenario_id",
+        } <= set(rows[0])
+    assert {"answer"} <= set(long_rows[0]) and {"left_answer", "right_answer"} <= set(wide_rows[0])
+    mine = [r for r in jsonl if r["judgment"] == judgment.pk]
+    assert {(r["excluded"], r["counted"]) for r in mine} == {(True, False)}
+    assert {r["answer"] for r in mine if r["position"] != "set"} == set(
+        judgment.ratings.values_list("answer_id", flat=True)
+    )
+    counted = {r["judgment"] for r in jsonl if r["counted"]}
+    assert len(counted) == Judgment.objects.filter(item__study=small_study).counted().count()
+    assert all(r["served_at"].endswith("Z") and r["served_at"] <= r["submitted_at"] for r in jsonl)
+    # One spelling of each pseudonym in every format.
+    assert {r["annotator"] for r in long_rows} == {r["annotator"] for r in jsonl}
+
+
+def test_pseudonyms_never_start_like_a_formula():
+    assert not any(new_pseudonym().startswith(FORMULA_STARTS) for _ in range(5000))
