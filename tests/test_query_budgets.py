@@ -7,11 +7,10 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation import services
 from annotation.models import AnswerExposure, Assignment
-from annotation.selectors import metrics_cache_clear
-from annotation.services import leases
+from annotation.selectors import eligibility, metrics_cache_clear
 from tests.factories import approved_annotator, lease_pair
 from tests.fixtures.studies import late_scenario
-from tests.test_annotate_views import complete_form
+from tests.helpers import complete_form
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +77,7 @@ def test_the_look_ahead_near_the_end_costs_a_few_queries_more(demo_dataset, luff
         return len(queries)
 
     with_look_ahead = next_item_queries()
-    monkeypatch.setattr(leases, "LOOKAHEAD_SHARE", 0)
+    monkeypatch.setattr(eligibility, "LOOKAHEAD_SHARE", 0)
     greedy = next_item_queries()
 
     assert with_look_ahead <= greedy + LOOK_AHEAD

@@ -3,7 +3,7 @@ and the coverage of each character: every change audited, bad input refused."""
 
 import pytest
 
-from annotation import selectors, selectors_staff, services
+from annotation import selectors, services
 from annotation.models import (
     AnnotatorProfile,
     Assignment,
@@ -145,7 +145,7 @@ def test_the_directory_shows_work_time_and_flags(client, manager, alice, bob, lu
     html = client.get("/staff/annotators/").content.decode()
 
     assert "alice@example.com" in html and "bob@example.com" in html
-    [row] = selectors_staff.annotator_rows([profile_of(alice)])
+    [row] = selectors.annotator_rows([profile_of(alice)])
     assert row.judgments == 2
     assert row.open_flags == 2  # both were implausibly fast
     assert row.median_seconds is not None and row.median_seconds < 15
@@ -166,7 +166,7 @@ def test_the_staff_pages_count_judgments_as_the_results_do(client, manager, alic
     Item.objects.filter(pk=gold.item_id).update(is_gold=True)
     services.judgment_exclude(judgment=excluded, decided_by=manager, reason="copied answers")
 
-    [row] = selectors_staff.annotator_rows([profile_of(alice)])
+    [row] = selectors.annotator_rows([profile_of(alice)])
 
     assert row.judgments == Judgment.objects.filter(annotator=alice).counted().count() == 2
     assert row.judgments_all == 4
@@ -347,7 +347,7 @@ def test_the_directory_reads_agreement_from_the_computed_results(study, alice):
         payload={"annotators": {pseudonym: {"mean_distance": 1.5, "units_compared": 10}}},
     )
 
-    [row] = selectors_staff.annotator_rows([profile_of(alice)])
+    [row] = selectors.annotator_rows([profile_of(alice)])
 
     # Weighted by the ratings compared: (0.5 x 30 + 1.5 x 10) / 40.
     assert row.mean_distance == pytest.approx(0.75)

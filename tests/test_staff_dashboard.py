@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation import selectors_staff, services
+from annotation import selectors, services
 from annotation.models import (
     AuditEvent,
     Item,
@@ -27,7 +27,7 @@ def test_progress_counts_complete_in_progress_and_not_started(study, luffy, nats
     Item.objects.filter(pk=luffy_round_1[0].pk).update(judgment_count=3)  # complete
     Item.objects.filter(pk=luffy_round_1[1].pk).update(judgment_count=1)  # in progress
 
-    progress = selectors_staff.study_progress(study)
+    progress = selectors.study_progress(study)
 
     total = progress["total"]
     n = items.count()
@@ -54,7 +54,7 @@ def test_a_diversity_set_counts_its_judgments_once_for_its_source(demo_dataset, 
     Item.objects.filter(pk=diversity_set.pk).update(judgment_count=2)
     source = diversity_set.slots.first().answer.source
 
-    by_source = {row.label: row for row in selectors_staff.study_progress(study)["by_source"]}
+    by_source = {row.label: row for row in selectors.study_progress(study)["by_source"]}
 
     row = by_source[source.display_name]
     assert diversity_set.slots.count() == 4
@@ -65,7 +65,7 @@ def test_judgments_beyond_the_overlap_do_not_count_twice(study):
     item = Item.objects.filter(study=study, is_gold=False).first()
     Item.objects.filter(pk=item.pk).update(judgment_count=7)
 
-    assert selectors_staff.study_progress(study)["total"].judgments == 3
+    assert selectors.study_progress(study)["total"].judgments == 3
 
 
 def test_throughput_and_the_time_to_completion(study, alice, bob):
@@ -73,9 +73,9 @@ def test_throughput_and_the_time_to_completion(study, alice, bob):
     submit(bob, lease_pair(bob))
     now = timezone.now()
 
-    throughput = selectors_staff.study_throughput(study, now=now)
+    throughput = selectors.study_throughput(study, now=now)
     assert throughput["unit"] == "hour" and sum(throughput["counts"]) == 2
-    eta = selectors_staff.study_eta(study, remaining=48, now=now)
+    eta = selectors.study_eta(study, remaining=48, now=now)
     assert eta["per_hour"] == pytest.approx(2 / 24)
     assert eta["hours"] == pytest.approx(48 / (2 / 24))
     assert eta["at"] == now + timedelta(hours=eta["hours"])
@@ -85,14 +85,14 @@ def test_an_old_study_counts_per_day(study, alice):
     judgment = submit(alice, lease_pair(alice))
     Judgment.objects.filter(pk=judgment.pk).update(submitted_at=timezone.now() - timedelta(days=5))
 
-    throughput = selectors_staff.study_throughput(study)
+    throughput = selectors.study_throughput(study)
 
     assert throughput["unit"] == "day" and len(throughput["labels"]) == 6
     assert throughput["counts"][0] == 1 and sum(throughput["counts"]) == 1
 
 
 def test_without_recent_judgments_there_is_no_estimate(study):
-    assert selectors_staff.study_eta(study, remaining=10)["at"] is None
+    assert selectors.study_eta(study, remaining=10)["at"] is None
 
 
 def test_the_dashboard_shows_leases_and_flagged_judgments(client, manager, study, alice, bob):
@@ -272,7 +272,7 @@ def test_the_study_audit_rows_cover_decisions_about_its_annotators(manager, stud
         profile=AnnotatorProfile.objects.get(user=alice), actor=manager, reason="pause"
     )
 
-    rows = selectors_staff.audit_events_for_study(study)
+    rows = selectors.audit_events_for_study(study)
 
     assert [row["action"] for row in rows] == [
         "study.create",

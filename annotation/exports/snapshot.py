@@ -250,7 +250,7 @@ def _write_results(path: Path, study) -> dict | None:
 
 
 def _write_audit(path: Path, studies) -> dict:
-    from ..selectors_staff import audit_events_for_study
+    from ..selectors import audit_events_for_study
 
     digest, rows, size = hashlib.sha256(), 0, 0
     with open(path, "wb") as stream:

@@ -14,7 +14,6 @@ from .errors import AnnotationError
 from .exports import export_job_request, export_job_run, export_jobs_tidy, manifest_name
 from .judgments import Submission, judgment_submit
 from .leases import (
-    approved_character_ids,
     assignment_check_active,
     assignment_next,
     assignment_skip,
@@ -65,7 +64,6 @@ __all__ = [
     "account_ensure",
     "annotator_reinstate",
     "annotator_suspend",
-    "approved_character_ids",
     "assignment_check_active",
     "assignment_next",
     "assignment_skip",

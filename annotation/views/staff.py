@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from dialogues.models import Character
 
 from .. import selectors, services
-from .. import selectors_staff as reads
+
 from ..models import (
     AnnotatorProfile,
     AuditAction,
@@ -46,8 +46,8 @@ def _queue_context(request):
     character = request.GET.get("character") or request.POST.get("character") or ""
     character = whole_number(character)
     return {
-        "page": _page(request, reads.screening_queue(status=status, character_id=character)),
-        "counts": reads.queue_counts(),
+        "page": _page(request, selectors.screening_queue(status=status, character_id=character)),
+        "counts": selectors.queue_counts(),
         "statuses": QualificationStatus.choices,
         "characters": Character.objects.order_by("pk"),
         "filters": {"status": status, "character": character},
@@ -124,13 +124,13 @@ def annotator_directory(request):
     status = request.GET.get("status", "")
     status = status if status in ProfileStatus.values else ""
     search = request.GET.get("q", "").strip()
-    page = _page(request, reads.annotator_profiles(status=status, search=search))
+    page = _page(request, selectors.annotator_profiles(status=status, search=search))
     return render(
         request,
         "staff/annotators.html",
         {
             "page": page,
-            "rows": reads.annotator_rows(page.object_list),
+            "rows": selectors.annotator_rows(page.object_list),
             "statuses": ProfileStatus.choices,
             "filters": {"status": status, "q": search},
         },
@@ -144,7 +144,7 @@ def annotator_detail(request, profile_id):
     return render(
         request,
         "staff/annotator.html",
-        {"profile": profile, **reads.annotator_detail(profile)},
+        {"profile": profile, **selectors.annotator_detail(profile)},
     )
 
 
@@ -195,21 +195,21 @@ def flag_resolve(request, flag_id):
 @study_manager_required
 @require_GET
 def study_list(request):
-    return render(request, "staff/studies.html", {"studies": reads.staff_studies()})
+    return render(request, "staff/studies.html", {"studies": selectors.staff_studies()})
 
 
 def _dashboard_context(study):
-    progress = reads.study_progress(study)
+    progress = selectors.study_progress(study)
     total = progress["total"]
     return {
         "study": study,
         "progress": progress,
-        "throughput": reads.study_throughput(study),
-        "eta": reads.study_eta(study, total.needed - total.judgments),
-        "open_leases": reads.open_leases(study),
-        "flagged": reads.flagged_judgments(study),
-        "flagged_count": reads.flagged_count(study),
-        "flagged_annotators": reads.flagged_annotators(study),
+        "throughput": selectors.study_throughput(study),
+        "eta": selectors.study_eta(study, total.needed - total.judgments),
+        "open_leases": selectors.open_leases(study),
+        "flagged": selectors.flagged_judgments(study),
+        "flagged_count": selectors.flagged_count(study),
+        "flagged_annotators": selectors.flagged_annotators(study),
         "statuses": StudyStatus.choices,
     }
 
@@ -282,8 +282,8 @@ def judgment_decide(request, slug, judgment_id):
         # Only the list of flagged judgments is swapped in; the rest of the page stays.
         context = {
             "study": study,
-            "flagged": reads.flagged_judgments(study),
-            "flagged_count": reads.flagged_count(study),
+            "flagged": selectors.flagged_judgments(study),
+            "flagged_count": selectors.flagged_count(study),
         }
         context["decision_error"] = error
         context["error_judgment"] = judgment.pk if error else None
@@ -308,8 +308,8 @@ def study_assignment(request, slug):
         {
             "study": study,
             "coverage": selectors.study_capacity(study),
-            "members": reads.study_members(study),
-            "candidates": reads.assignable_annotators(study),
+            "members": selectors.study_members(study),
+            "candidates": selectors.assignable_annotators(study),
         },
     )
 
@@ -383,7 +383,7 @@ def audit_log(request):
         request,
         "staff/audit.html",
         {
-            "page": _page(request, reads.audit_events(action=action, study_id=study, actor=actor)),
+            "page": _page(request, selectors.audit_events(action=action, study_id=study, actor=actor)),
             "actions": AuditAction.choices,
             "studies": Study.objects.order_by("name"),
             "filters": {"action": action, "study": study, "actor": actor},

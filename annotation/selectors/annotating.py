@@ -1,0 +1,234 @@
+"""What the rating page reads: metric definitions, an item's answers as the annotator sees
+them, the annotator's progress and when a break is due."""
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.utils import timezone
+
+from dialogues.models import Answer
+
+from ..assignment import POSITIONS
+from ..models import (
+    Assignment,
+    AssignmentState,
+    ItemKind,
+    Judgment,
+    Metric,
+    StudyStatus,
+    WorkerHeartbeat,
+)
+
+logger = logging.getLogger(__name__)
+
+
+# Metric definitions are read on every rating request and change only when staff edit a
+# label, so each process keeps them for a minute instead of asking the database each time.
+METRICS_CACHE_SECONDS = 60
+_metrics_cache: dict[bool, tuple[float, list[Metric]]] = {}
+
+
+def metrics_for(*, diversity: bool) -> list[Metric]:
+    """The metrics of a pair item (diversity=False) or a diversity set, in display order."""
+    cached = _metrics_cache.get(diversity)
+    if cached is not None and time.monotonic() - cached[0] < METRICS_CACHE_SECONDS:
+        return cached[1]
+    metrics = list(Metric.objects.filter(for_diversity=diversity).order_by("position"))
+    _metrics_cache[diversity] = (time.monotonic(), metrics)
+    return metrics
+
+
+def metrics_cache_clear(**_signal_arguments) -> None:
+    """Forget this process's cached metric definitions and item blocks."""
+    _metrics_cache.clear()
+    _item_blocks.clear()
+
+
+# An item's answers, as every lease, rating page and submission of it needs them. An item's
+# slots and exposures never change once the study is open; an answer's text changes only
+# when a corrected file is imported, which shows here within a minute.
+ITEM_BLOCK_SECONDS = 60
+ITEM_BLOCKS_KEPT = 4000
+_item_blocks: dict[int, tuple[float, "ItemBlock"]] = {}
+
+
+@dataclass(frozen=True)
+class ItemBlock:
+    slots: dict[int, Answer]  # slot -> the answer rated in it
+    exposed_answer_ids: list[int]  # everything the item shows, round-1 context included
+    context: dict[int, Answer]  # source id -> its round-1 answer (round-2 pairs only)
+
+
+def item_block(item) -> ItemBlock:
+    cached = _item_blocks.get(item.pk)
+    if cached is not None and time.monotonic() - cached[0] < ITEM_BLOCK_SECONDS:
+        return cached[1]
+    from ..models import ItemAnswer, ItemExposure
+
+    slot_of = dict(ItemAnswer.objects.filter(item_id=item.pk).values_list("answer_id", "slot"))
+    # The exposures are the rated answers plus, in round 2, each one's round-1 answer.
+    exposed = [
+        exposure.answer
+        for exposure in ItemExposure.objects.filter(item_id=item.pk).select_related("answer")
+    ]
+    block = ItemBlock(
+        slots={slot_of[a.pk]: a for a in exposed if a.pk in slot_of},
+        exposed_answer_ids=[a.pk for a in exposed],
+        context={
+            a.source_id: a
+            for a in exposed
+            if item.kind == ItemKind.PAIR
+            and item.round == 2
+            and a.pk not in slot_of
+            and a.round == 1
+        },
+    )
+    if len(_item_blocks) >= ITEM_BLOCKS_KEPT:
+        _item_blocks.clear()
+    _item_blocks[item.pk] = (time.monotonic(), block)
+    return block
+
+
+def form_fields_of(assignment: Assignment) -> tuple[list[str], list[Metric]]:
+    """The positions and metrics of the rating form for this lease, without its texts."""
+    if assignment.item.kind == ItemKind.PAIR:
+        return list(POSITIONS[: len(assignment.display_order)]), metrics_for(diversity=False)
+    return ["set"], metrics_for(diversity=True)
+
+
+def last_worker_heartbeat() -> WorkerHeartbeat | None:
+    return WorkerHeartbeat.objects.order_by("-seen_at").first()
+
+
+@dataclass
+class Progress:
+    done: int
+    today: int
+    remaining: int
+    break_due: bool
+
+    @property
+    def total(self) -> int:
+        return self.done + self.remaining
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else 100
+
+
+def progress_of(user) -> Progress:
+    now = timezone.now()
+    judgments = Judgment.objects.filter(annotator=user, item__study__status=StudyStatus.OPEN)
+    done = judgments.count()
+    start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    today = list(
+        Judgment.objects.filter(annotator=user, submitted_at__gte=start_of_day)
+        .order_by("submitted_at")
+        .values_list(
+            "submitted_at", "item__study__break_every_items", "item__study__break_every_minutes"
+        )
+    )
+    remaining = _items_left(user, done)
+    remaining += Assignment.objects.filter(
+        annotator=user, state=AssignmentState.ACTIVE, expires_at__gt=now
+    ).count()
+    return Progress(
+        done=done, today=len(today), remaining=remaining, break_due=is_break_due(today, now)
+    )
+
+
+ITEMS_LEFT_SECONDS = 120
+
+
+def _items_left(user, done: int) -> int:
+    """The estimate of what is left scans the study's items, too costly for every page;
+    it is cached for two minutes and lowered by each judgment given since. With Redis
+    down the cache answers "nothing there" (chatanime_site.cache) and it is estimated
+    afresh."""
+    from django.core.cache import cache
+
+    from .eligibility import items_left_estimate
+
+    key = f"items-left:{user.pk}"
+    cached = cache.get(key)
+    if cached is None:
+        cached = (items_left_estimate(user), done)
+        cache.set(key, cached, ITEMS_LEFT_SECONDS)
+    estimate, done_then = cached
+    return max(0, estimate - (done - done_then))
+
+
+SESSION_GAP = timedelta(minutes=10)
+
+
+def is_break_due(today: list[tuple], now) -> bool:
+    """A break is due after every N items of today, or when the current sitting (no gap
+    of 10 minutes) has lasted longer than the study's limit."""
+    if not today:
+        return False
+    last_at, every_items, every_minutes = today[-1]
+    if now - last_at > SESSION_GAP:
+        return False
+    if every_items and len(today) % every_items == 0:
+        return True
+    sitting_start = last_at
+    for submitted_at, *_rest in reversed(today):
+        if sitting_start - submitted_at > SESSION_GAP:
+            break
+        sitting_start = submitted_at
+    return bool(every_minutes) and now - sitting_start >= timedelta(minutes=every_minutes)
+
+
+@dataclass
+class ShownAnswer:
+    letter: str  # "A", "B", …: all the browser ever learns about an answer
+    position: str  # "a", "b", …: used in form field names
+    text: str
+    question: str
+    context_answer: str = ""  # round 2: this source's own round-1 answer
+
+
+@dataclass
+class ShownItem:
+    token: str
+    kind: str
+    character_name: str
+    character_work: str
+    round: int | None
+    shared_question: str  # the scenario, as one text for all answers
+    answers: list[ShownAnswer] = field(default_factory=list)
+    metrics: list[Metric] = field(default_factory=list)
+    ask_human_guess: bool = False
+
+
+def shown_item(assignment: Assignment) -> ShownItem:
+    """Everything the rating page shows, and nothing that could reveal a source."""
+    item = assignment.item
+    block = item_block(item)
+    ordered = [block.slots[slot] for slot in assignment.display_order]
+    # Round-2 follow-ups react to each source's own round-1 answer: show it.
+    context = block.context
+    shown = ShownItem(
+        token=assignment.token,
+        kind=item.kind,
+        character_name=item.character.name_zh,
+        character_work=item.character.work_zh,
+        round=item.round,
+        shared_question=item.scenario.question if item.scenario_id else "",
+        metrics=metrics_for(diversity=item.kind == ItemKind.DIVERSITY),
+        ask_human_guess=item.kind == ItemKind.PAIR and item.study.ask_human_guess,
+    )
+    for index, answer in enumerate(ordered):
+        round_1 = context.get(answer.source_id)
+        shown.answers.append(
+            ShownAnswer(
+                letter=POSITIONS[index].upper(),
+                position=POSITIONS[index],
+                text=answer.text,
+                question=answer.question,
+                context_answer=round_1.text if round_1 else "",
+            )
+        )
+    return shown

@@ -1,0 +1,75 @@
+"""Quality-control flags waiting for a staff decision."""
+
+from django.db.models import (
+    Min,
+)
+
+from ..models import (
+    AnnotatorProfile,
+    Judgment,
+    QualityFlag,
+    Rating,
+    Study,
+)
+
+
+def flagged_judgments(study: Study, limit: int = 50) -> list[dict]:
+    """Judgments with open flags, to be kept or excluded; the longest waiting first."""
+    open_flags = QualityFlag.objects.filter(
+        study=study, resolved_at__isnull=True, judgment__isnull=False
+    )
+    judgment_ids = list(
+        open_flags.values("judgment_id")
+        .annotate(first=Min("created_at"))
+        .order_by("first", "judgment_id")
+        .values_list("judgment_id", flat=True)[:limit]
+    )
+    judgments = Judgment.objects.select_related("item__character").in_bulk(judgment_ids)
+    names = dict(
+        AnnotatorProfile.objects.filter(
+            user_id__in={j.annotator_id for j in judgments.values()}
+        ).values_list("user_id", "pseudonym")
+    )
+    flags: dict[int, list] = {}
+    for flag in open_flags.filter(judgment_id__in=judgment_ids).order_by("created_at", "pk"):
+        flags.setdefault(flag.judgment_id, []).append(flag)
+    # The ratings as given, per answer in metric order, so that a manager sees what was
+    # flagged (straight lines, wild values) before deciding.
+    ratings: dict[int, dict] = {}
+    for judgment_id, answer_id, value in (
+        Rating.objects.filter(judgment_id__in=judgment_ids)
+        .order_by("judgment_id", "answer_id", "metric__position")
+        .values_list("judgment_id", "answer_id", "value")
+    ):
+        ratings.setdefault(judgment_id, {}).setdefault(answer_id, []).append(value)
+    return [
+        {
+            "judgment": judgments[pk],
+            "flags": flags.get(pk, []),
+            "pseudonym": names.get(judgments[pk].annotator_id, ""),
+            "ratings": [" ".join(map(str, values)) for values in ratings.get(pk, {}).values()],
+        }
+        for pk in judgment_ids
+    ]
+
+
+def flagged_annotators(study: Study) -> list[dict]:
+    """Open flags on annotators' work as a whole (low agreement), with their profiles."""
+    flags = list(
+        QualityFlag.objects.filter(study=study, resolved_at__isnull=True, judgment__isnull=True)
+        .select_related("annotator")
+        .order_by("created_at")
+    )
+    profiles = AnnotatorProfile.objects.in_bulk(
+        [f.annotator_id for f in flags], field_name="user_id"
+    )
+    return [{"flag": f, "profile": profiles.get(f.annotator_id)} for f in flags]
+
+
+def flagged_count(study: Study) -> int:
+    return (
+        QualityFlag.objects.filter(study=study, resolved_at__isnull=True, judgment__isnull=False)
+        .values("judgment_id")
+        .distinct()
+        .count()
+    )

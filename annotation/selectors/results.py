@@ -1,0 +1,163 @@
+"""The results page: which studies have results, one study's figures as the page shows
+them, and the reader's recent export jobs."""
+
+from dataclasses import dataclass, field
+
+from ..models import (
+    ExportJob,
+    Metric,
+)
+
+
+def studies_with_results():
+    from ..models import Study
+
+    return Study.objects.select_related("results").order_by("-created_at")
+
+
+@dataclass
+class Cell:
+    mean: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int = 0
+    annotators: int = 0
+    cells: int = 0
+    # False when the estimate rests on too few judgments or annotators for an interval.
+    enough_data: bool = True
+
+
+@dataclass
+class ResultsView:
+    """The results page's data, already filtered, in display order."""
+
+    computed_at: object = None
+    judgments: int = 0
+    seconds: float = 0
+    columns: list = field(default_factory=list)  # (key, label)
+    rows: list = field(default_factory=list)  # (source, display_name, kind, [Cell per column])
+    agreement: list = field(default_factory=list)  # (label, figures)
+    paired: list = field(default_factory=list)  # (source, [Cell per metric])
+    preferences: list = field(default_factory=list)
+    strengths: list = field(default_factory=list)
+    diversity: list = field(default_factory=list)
+    human_guess: list = field(default_factory=list)
+    position_bias: dict = field(default_factory=dict)
+    annotators: list = field(default_factory=list)
+    characters: list = field(default_factory=list)
+    filters: dict = field(default_factory=dict)
+    chart: dict = field(default_factory=dict)
+    has_intervals: bool = True
+    statistics: dict = field(default_factory=dict)
+
+
+def results_view(study, *, character=None, round_=None, dimension=None) -> ResultsView | None:
+    from dialogues.models import Character
+
+    from ..models import Dimension, StudyResults, localized
+
+    results = StudyResults.objects.filter(study=study).first()
+    if results is None:
+        return None
+    payload = results.payload
+    metrics = list(Metric.objects.filter(for_diversity=False).order_by("position"))
+    if dimension in Dimension.values:
+        metrics = [m for m in metrics if m.dimension == dimension]
+    dimensions = [d for d in Dimension.values if d != Dimension.OVERALL]
+    if dimension in dimensions:
+        dimensions = [dimension]
+    dimension_labels = dict(Dimension.choices)
+    columns = [(m.slug, m.label) for m in metrics] + [
+        (f"dimension:{d}", str(dimension_labels[d])) for d in dimensions
+    ]
+
+    board, agreement, has_intervals = (
+        payload.get("leaderboard", {}),
+        payload.get("agreement", {}),
+        True,
+    )
+    if character:
+        board = payload.get("leaderboard_by_character", {}).get(str(character), {})
+        agreement = payload.get("agreement_by_character", {}).get(str(character), {})
+        has_intervals = "statistics" in payload
+    elif round_ in ("1", "2"):
+        board = payload.get("leaderboard_by_round", {}).get(round_, {})
+        agreement = payload.get("agreement_by_round", {}).get(round_, {})
+        # Results computed before every subset got its own intervals have none.
+        has_intervals = "statistics" in payload
+
+    sources = payload.get("sources", {})
+    view = ResultsView(
+        computed_at=results.computed_at,
+        judgments=results.judgments,
+        seconds=results.seconds,
+        columns=columns,
+        has_intervals=has_intervals,
+        statistics=payload.get("statistics", {}),
+        filters={"character": character or "", "round": round_ or "", "dimension": dimension or ""},
+        characters=list(Character.objects.filter(pk__in=study.characters.all()).order_by("pk")),
+    )
+    order = sorted(
+        board,
+        key=lambda slug: -(board[slug].get("dimension:emotional_support", {}).get("mean") or 0),
+    )
+    for slug in order:
+        cells = [Cell(**board[slug].get(key, {"mean": None})) for key, _label in columns]
+        info = sources.get(slug, {})
+        view.rows.append((slug, info.get("display_name", slug), info.get("kind", ""), cells))
+    for metric in metrics:
+        figures = agreement.get(metric.slug)
+        if figures:
+            view.agreement.append((metric.label, figures))
+    diversity_metric = Metric.objects.filter(for_diversity=True).first()
+    if diversity_metric and diversity_metric.slug in agreement:
+        view.agreement.append((diversity_metric.label, agreement[diversity_metric.slug]))
+    for slug, per_metric in payload.get("paired_differences", {}).items():
+        view.paired.append(
+            (slug, [Cell(**per_metric.get(m.slug, {"mean": None})) for m in metrics])
+        )
+    for slug, figures in sorted(
+        payload.get("preferences", {}).items(), key=lambda kv: -(kv[1]["win_rate"] or 0)
+    ):
+        view.preferences.append((slug, figures))
+    for slug, figures in sorted(
+        payload.get("bradley_terry", {}).items(), key=lambda kv: -(kv[1]["log_strength"] or -99)
+    ):
+        view.strengths.append((slug, figures))
+    for slug, figures in sorted(
+        payload.get("diversity", {}).items(), key=lambda kv: -(kv[1]["mean"] or 0)
+    ):
+        view.diversity.append((slug, Cell(**figures)))
+    for slug, figures in sorted(
+        payload.get("human_guess", {}).items(), key=lambda kv: -(kv[1]["rate"] or 0)
+    ):
+        view.human_guess.append((slug, figures))
+    view.position_bias = payload.get("position_bias", {}).get("overall", {})
+    view.annotators = sorted(
+        payload.get("annotators", {}).items(), key=lambda kv: -kv[1]["judgments"]
+    )
+    view.chart = {
+        "metrics": [m.label for m in metrics],
+        "metricKeys": [m.slug for m in metrics],
+        "dimensions": [str(dimension_labels[d]) for d in dimensions],
+        "dimensionKeys": [f"dimension:{d}" for d in dimensions],
+        "sources": [
+            {
+                "slug": slug,
+                "label": sources.get(slug, {}).get("display_name", slug),
+                "values": {key: board[slug].get(key, {}) for key, _label in columns},
+            }
+            for slug in order
+        ],
+        "ciLabel": localized("95% 置信区间", "95% CI"),
+    }
+    return view
+
+
+def export_jobs_of(user, study, limit: int = 5) -> list[ExportJob]:
+    """The user's latest export jobs for the study, newest first."""
+    return list(
+        ExportJob.objects.filter(requested_by=user, study=study).order_by("-created_at", "-pk")[
+            :limit
+        ]
+    )

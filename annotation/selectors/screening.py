@@ -1,0 +1,78 @@
+"""Where an annotator stands on the way to rating, and the staff's screening queue."""
+
+from django.db.models import Count
+
+from ..models import (
+    AnnotatorProfile,
+    ProfileStatus,
+    Qualification,
+    QualificationStatus,
+)
+
+
+class Step:
+    CONSENT = "consent"
+    CHARACTERS = "characters"
+    QUIZ = "quiz"
+    WAITING = "waiting"
+    READY = "ready"
+    REJECTED = "rejected"
+    SUSPENDED = "suspended"
+
+
+def annotator_step(user) -> str:
+    """The next thing this person has to do before (or instead of) rating."""
+    # Asked on every annotator request: the profile and its qualifications' statuses in
+    # one query (one row per qualification, or one row with None without any).
+    rows = list(
+        AnnotatorProfile.objects.filter(user=user).values_list(
+            "consented_at", "status", "qualifications__status"
+        )
+    )
+    if not rows or rows[0][0] is None:
+        return Step.CONSENT
+    status = rows[0][1]
+    if status == ProfileStatus.SUSPENDED:
+        return Step.SUSPENDED
+    statuses = {row[2] for row in rows if row[2] is not None}
+    if status == ProfileStatus.APPROVED and QualificationStatus.APPROVED in statuses:
+        return Step.READY
+    if not statuses:
+        return Step.CHARACTERS
+    if statuses & {QualificationStatus.CLAIMED, QualificationStatus.FAILED}:
+        return Step.QUIZ
+    if QualificationStatus.PASSED in statuses:
+        return Step.WAITING
+    return Step.REJECTED
+
+
+def qualifications_of(user) -> list[Qualification]:
+    return list(
+        Qualification.objects.filter(profile__user=user)
+        .select_related("character")
+        .order_by("character_id")
+    )
+
+
+def pending_quizzes(user) -> list[Qualification]:
+    return [
+        q
+        for q in qualifications_of(user)
+        if q.status in (QualificationStatus.CLAIMED, QualificationStatus.FAILED)
+    ]
+
+
+def screening_queue(*, status: str = QualificationStatus.PASSED, character_id=None):
+    """Applications in one state (by default: quiz passed, awaiting review), oldest first."""
+    queue = Qualification.objects.filter(status=status).select_related(
+        "profile__user", "character", "reviewed_by"
+    )
+    if character_id:
+        queue = queue.filter(character_id=character_id)
+    return queue.order_by("profile__created_at", "pk")
+
+
+def queue_counts() -> dict[str, int]:
+    return dict(
+        Qualification.objects.values_list("status").annotate(n=Count("pk")).order_by("status")
+    )
