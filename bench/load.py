@@ -18,6 +18,7 @@ database (BENCH_DATABASE) and Redis database (BENCH_REDIS_URL), dropped at the e
 """
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
@@ -311,6 +312,25 @@ def main():
     out_dir = Path(tempfile.mkdtemp(prefix="chatanime-load-"))
     gunicorn_log = open(out_dir / "gunicorn.log", "w")  # noqa: SIM115 (closed at exit)
     worker_log = open(out_dir / "worker.log", "w")  # noqa: SIM115
+    from tests.fixtures.services import running_worker
+
+    # The Celery worker recomputing results, on the production settings like the server;
+    # stopped after the server, in the `finally` below.
+    worker = contextlib.ExitStack()
+    worker.enter_context(
+        running_worker(
+            database_url=env["DATABASE_URL"],
+            redis_url=REDIS_URL,
+            queues=["celery"],
+            env={
+                "DJANGO_SETTINGS_MODULE": env["DJANGO_SETTINGS_MODULE"],
+                "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
+            },
+            loglevel="WARNING",
+            pool="prefork",
+            log=worker_log,
+        )
+    )
     gunicorn = subprocess.Popen(
         [
             str(VENV_BIN / "gunicorn"),
@@ -335,22 +355,6 @@ def main():
         stderr=gunicorn_log,
         start_new_session=True,
     )
-    celery = subprocess.Popen(
-        [
-            str(VENV_BIN / "celery"),
-            "-A",
-            "chatanime_site",
-            "worker",
-            "--concurrency",
-            "1",
-            "--loglevel",
-            "WARNING",
-        ],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=worker_log,
-        start_new_session=True,
-    )
     accounts = prepared["accounts"]["annotators"]
     metrics = prepared["accounts"]["metrics"]
     levels = [(users, 0.0, args.seconds) for users in args.users] + [
@@ -372,10 +376,9 @@ def main():
             used += users
         health_after = health_rate(host)
     finally:
-        for process in (gunicorn, celery):
-            os.killpg(process.pid, signal.SIGTERM)
-        for process in (gunicorn, celery):
-            process.wait(timeout=30)
+        os.killpg(gunicorn.pid, signal.SIGTERM)
+        gunicorn.wait(timeout=30)
+        worker.close()
     health = (health_before + health_after) / 2
     checks = integrity()
 

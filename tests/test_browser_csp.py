@@ -11,7 +11,7 @@ from annotation.models import ItemKind, Judgment, Study
 from annotation.simulation import simulate_study
 from dialogues.models import Answer, Character
 from tests.factories import UserFactory, approved_annotator, lease_pair
-from tests.fixtures.browser import RECORD_VIOLATIONS, session_cookie
+from tests.fixtures.browser import RECORD_VIOLATIONS, session_cookie, visit_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -47,36 +47,6 @@ def site(demo_dataset, settings):
         "newcomer": newcomer,
         "admin": admin,
     }
-
-
-def visit_all(new_page, live_server, user, paths):
-    """Visit each path as `user` (None: anonymous); return the violations seen."""
-    page = new_page()
-    page.context.add_init_script(RECORD_VIOLATIONS)
-    if user is not None:
-        page.context.add_cookies([session_cookie(live_server, user)])
-    console = []
-    page.on(
-        "console",
-        lambda message: (
-            console.append(message.text)
-            if "Content Security Policy" in message.text
-            or "Content-Security-Policy" in message.text
-            else None
-        ),
-    )
-    problems = []
-    for path in paths:
-        response = page.goto(f"{live_server.url}{path}")
-        page.wait_for_load_state("networkidle")
-        assert response.status < 400, f"{path} answered {response.status}"
-        policy = response.headers.get("content-security-policy", "")
-        assert "script-src 'self'" in policy and "unsafe-inline" not in policy, (path, policy)
-        found = page.evaluate("window.__cspViolations")
-        problems += [f"{path}: {v}" for v in found]
-        problems += [f"{path}: {text}" for text in console]
-        console.clear()
-    return problems
 
 
 def test_public_pages_satisfy_the_policy(live_server, new_page, site):

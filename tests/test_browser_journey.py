@@ -5,7 +5,7 @@ import re
 import pytest
 from django.core import mail
 
-from annotation import demo, services
+from annotation import services
 from annotation.models import Judgment, Qualification
 from tests.factories import approved_annotator
 from tests.fixtures.browser import (
@@ -16,12 +16,6 @@ from tests.fixtures.browser import (
 from tests.helpers import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def ready_study(demo_dataset):
-    """The demo study with its quiz questions, open, nobody approved yet."""
-    return demo.demo_prepare(annotators=[])
 
 
 def test_sign_up_screening_approval_and_keyboard_rating(

@@ -6,7 +6,8 @@ import pytest
 from collection.models import AnswerEdit, GeneratedAnswer, ModelEndpoint, ReviewStatus
 from dialogues.models import Answer
 from tests.factories import UserFactory
-from tests.test_browser_journey import PASSWORD, log_in
+from tests.fixtures.browser import log_in
+from tests.helpers import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

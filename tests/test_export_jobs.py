@@ -8,14 +8,13 @@ import json
 import zipfile
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation import exports, services
 from annotation.models import ExportJob, ExportStatus, Judgment
 from annotation.simulation import simulate_study
 from tests.factories import UserFactory, approved_annotator
 from tests.fixtures.services import wait_for
-from tests.fixtures.studies import make_study
+from tests.fixtures.studies import make_study, researcher_named
 
 HTMX = {"HX-Request": "true"}
 
@@ -27,12 +26,6 @@ def media_root(tmp_path, settings, monkeypatch):
     # For a worker process started after this fixture.
     monkeypatch.setenv("DJANGO_MEDIA_ROOT", str(root))
     return root
-
-
-def researcher_named(email):
-    user = UserFactory(email=email)
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
-    return user
 
 
 @pytest.fixture

@@ -178,15 +178,6 @@ def test_a_submission_queues_a_results_refresh(alice, study, django_capture_on_c
 # Pages ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def researcher(db):
-    user = UserFactory(email="scientist@example.com")
-    from django.contrib.auth.models import Group
-
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
-    return user
-
-
 @pytest.mark.parametrize("url", ["/results/", "/results/{slug}/", "/results/{slug}/methods/"])
 def test_results_pages_permission_matrix(client, simulated, researcher, luffy, url):
     study, _made, _truth = simulated
@@ -335,7 +326,6 @@ def test_without_a_broker_the_refresh_runs_beside_the_request_not_in_it(
     from annotation import background
     from annotation.services import results
     from tests.factories import lease_pair
-    from tests.test_rating_service import pair_submission
 
     settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = True
     refresher = background.Refresher(delay_seconds=0)

@@ -13,7 +13,6 @@ from annotation.exports import file_manifest_path
 from annotation.models import AnnotatorProfile, Judgment, Rating, StudyResults
 from annotation.models.common import FORMULA_STARTS, new_pseudonym
 from annotation.simulation import simulate_study
-from tests.factories import UserFactory
 from tests.fixtures.studies import make_study
 
 pytestmark = pytest.mark.django_db
@@ -30,15 +29,6 @@ def small_study(demo_dataset, luffy, settings):
     )
     simulate_study(study=study, annotators=4, seed=3)
     return study
-
-
-@pytest.fixture
-def researcher(db):
-    from django.contrib.auth.models import Group
-
-    user = UserFactory(email="scientist@example.com")
-    user.groups.add(Group.objects.get_or_create(name="researchers")[0])
-    return user
 
 
 def payload_of(study) -> dict:

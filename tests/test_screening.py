@@ -8,25 +8,18 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import RequestFactory
 
-from annotation import demo, services
+from annotation import services
 from annotation.admin import QualificationAdmin
 from annotation.models import (
     AnnotatorProfile,
     Qualification,
     QualificationStatus,
-    ScreeningQuestion,
     Study,
 )
 from annotation.selectors import Step, annotator_step
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def question_bank(study):
-    demo.demo_prepare(annotators=[])
-    return ScreeningQuestion.objects.all()
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ the Chinese UI), and every staff page at desktop and phone widths."""
 
 import pytest
 
-from annotation import demo, services
+from annotation import services
 from annotation.models import AnnotatorProfile, Judgment, JudgmentDecision, Qualification
 from tests.factories import UserFactory, approved_annotator, lease_pair
 from tests.fixtures.browser import ARTIFACTS, log_in
@@ -22,11 +22,6 @@ def submit(user, lease):
             ratings=ratings((3, 4), (2, 5)), preference="a", human_guess="unsure"
         ),
     )
-
-
-@pytest.fixture
-def ready_study(demo_dataset):
-    return demo.demo_prepare(annotators=[])
 
 
 def test_a_study_manager_approves_an_applicant_from_the_queue(

@@ -7,9 +7,10 @@ import pytest
 from django.urls import reverse
 
 from annotation import services as annotation_services
-from annotation.models import AuditEvent, Qualification, QualificationStatus
-from dialogues.models import Answer, Character, Scenario, Source, SourceKind
+from annotation.models import AuditEvent
+from dialogues.models import Answer, Scenario, Source, SourceKind
 from tests.factories import UserFactory, approved_annotator
+from tests.fixtures.writing import FOLLOWUP, ROUND_1, ROUND_2, make_run, make_writer
 from writing import services
 from writing.models import (
     ApplicationStatus,
@@ -19,52 +20,6 @@ from writing.models import (
     WritingRun,
     WritingTask,
 )
-
-ROUND_1 = "别怕！口语考试就像冒险，大声说出来就好了！我陪你一起练，肉管够！"
-FOLLOWUP = "可是我一开口就结巴，怎么办？"
-ROUND_2 = "结巴也没关系！我第一次出海也手忙脚乱的。每天对着大海喊一句，你会越来越勇敢！"
-
-
-def make_writer(email, characters, *, approve=True):
-    """Screened like an annotator (consent, quiz passed), then approved to write."""
-    user = UserFactory(email=email)
-    profile = annotation_services.consent_give(user=user)
-    for character in characters:
-        Qualification.objects.update_or_create(
-            profile=profile, character=character, defaults={"status": QualificationStatus.PASSED}
-        )
-        application = services.writer_apply(
-            user=user,
-            character=character,
-            sample="我是路飞！要当海贼王的男人！别难过，吃饱了再说！",
-        )
-        if approve:
-            services.writer_review(
-                application=application,
-                reviewer=UserFactory(email="boss@example.com"),
-                approve=True,
-            )
-    return user
-
-
-def make_run(characters, scenarios, **options):
-    return services.run_create(
-        name=options.pop("name", "Fans 2026"),
-        source_slug=options.pop("source_slug", "fans-2026"),
-        characters=characters,
-        scenarios=scenarios,
-        **options,
-    )
-
-
-@pytest.fixture
-def luffy(demo_dataset):
-    return Character.objects.get(name_zh="蒙奇·D·路飞")
-
-
-@pytest.fixture
-def natsume(demo_dataset):
-    return Character.objects.get(name_zh="夏目贵志")
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ from annotation import services as annotation_services
 from annotation.models import Judgment, Qualification, Study, StudyStatus
 from dialogues.models import Answer, Scenario, Source, SourceKind
 from tests.factories import UserFactory, approved_annotator
-from tests.test_browser_journey import PASSWORD, log_in, rate_current_item_with_the_keyboard
-from tests.test_writing import make_run, make_writer
+from tests.fixtures.browser import log_in, rate_current_item_with_the_keyboard, visit_all
+from tests.fixtures.writing import make_run, make_writer
+from tests.helpers import PASSWORD
 from writing.models import ApplicationStatus, TaskState, WriterApplication, WritingTask
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -215,7 +216,6 @@ def test_the_writing_pages_satisfy_the_content_security_policy(
     """Writer, user-role and staff pages, the polling page of a simulated follow-up
     included, under the site's policy (no inline script or style)."""
     from collection.models import ModelEndpoint
-    from tests.test_browser_csp import visit_all
     from writing import services
 
     simulator = ModelEndpoint.objects.create(

@@ -12,7 +12,7 @@ from collection.models import ModelEndpoint
 from dialogues.models import Character, Scenario
 from tests.fixtures.chat_server import SIMULATOR_MARK
 from tests.fixtures.services import wait_for
-from tests.test_writing import ROUND_1, ROUND_2, make_run, make_writer
+from tests.fixtures.writing import ROUND_1, ROUND_2, make_run, make_writer
 from writing import services
 from writing.models import FollowupMode, TaskState, WritingTask
 

@@ -1,0 +1,134 @@
+"""Studies and what they are made of: metrics, items (gold ones with their expected
+ranges) and who takes part. Every change to a study or a gold item is audited."""
+
+from django.contrib import admin
+from django.utils.html import format_html_join
+from django.utils.translation import gettext_lazy as _
+
+from .. import selectors, services
+from ..models import GoldExpectation, Item, Metric, Study, StudyMembership
+
+
+@admin.register(Metric)
+class MetricAdmin(admin.ModelAdmin):
+    list_display = ["position", "slug", "dimension", "label_zh", "label_en"]
+    list_display_links = ["slug"]
+    ordering = ["position"]
+
+
+@admin.register(Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "status", "design", "reference_source", "overlap"]
+    list_filter = ["status", "design"]
+    filter_horizontal = ["compared_sources", "characters", "scenarios"]
+    readonly_fields = ["capacity"]
+    actions = ["open_study"]
+
+    def get_readonly_fields(self, request, obj=None):
+        # Opening generates items, so the status changes through the action or the
+        # dashboard, never by editing the field.
+        return [*self.readonly_fields, "status"] if obj is not None else self.readonly_fields
+
+    def save_model(self, request, obj, form, change):
+        fields = [f for f in form.changed_data if f in form.base_fields]
+        before = {}
+        if change:
+            stored = Study.objects.get(pk=obj.pk)
+            before = {f: _plain(getattr(stored, f, None)) for f in fields}
+        super().save_model(request, obj, form, change)
+        # Many-to-many fields are saved later, in save_related; the audit waits for them.
+        request._study_audit = (before, fields)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        before, fields = getattr(request, "_study_audit", ({}, []))
+        study = form.instance
+        if change:
+            after = {f: _plain(getattr(study, f, None)) for f in fields}
+            services.study_change_record(
+                study=study, actor=request.user, before=before, after=after
+            )
+        else:
+            services.study_created_record(study=study, actor=request.user)
+
+    @admin.display(description=_("approved annotators per character (needed / approved)"))
+    def capacity(self, study):
+        if study.pk is None:
+            return "-"
+        rows = selectors.study_capacity(study)
+        return format_html_join(
+            "", "<div>{}: {} / {}</div>", ((r.character.key, r.needed, r.approved) for r in rows)
+        )
+
+    @admin.action(description=_("Open (generates items on first opening)"))
+    def open_study(self, request, queryset):
+        for study in queryset:
+            count = services.study_open(study=study, actor=request.user)
+            self.message_user(
+                request, _("%(study)s is open with %(n)d items.") % {"study": study, "n": count}
+            )
+
+
+def _plain(value):
+    """A field's value as JSON-friendly data: related sets become sorted primary keys."""
+    if hasattr(value, "all") and hasattr(value, "model"):
+        return sorted(value.all().values_list("pk", flat=True))
+    if hasattr(value, "pk"):
+        return value.pk
+    return value
+
+
+class GoldExpectationInline(admin.TabularInline):
+    model = GoldExpectation
+    extra = 1
+    raw_id_fields = ["answer"]
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    """Staff mark gold / attention-check items here and give the expected ranges."""
+
+    list_display = [
+        "pk",
+        "study",
+        "kind",
+        "character",
+        "scenario",
+        "round",
+        "judgment_count",
+        "is_gold",
+    ]
+    list_filter = ["study", "kind", "round", "is_gold"]
+    list_select_related = ["study", "character", "scenario"]
+    fields = ["study", "kind", "character", "scenario", "round", "judgment_count", "is_gold"]
+    readonly_fields = ["study", "kind", "character", "scenario", "round", "judgment_count"]
+    inlines = [GoldExpectationInline]
+
+    def save_model(self, request, obj, form, change):
+        before = Item.objects.filter(pk=obj.pk).values_list("is_gold", flat=True).first()
+        super().save_model(request, obj, form, change)
+        if change and before != obj.is_gold:
+            services.item_gold_record(item=obj, actor=request.user, before=before)
+
+    def save_related(self, request, form, formsets, change):
+        before = services.gold_expectations_of(form.instance)
+        super().save_related(request, form, formsets, change)
+        services.gold_expectations_record(item=form.instance, actor=request.user, before=before)
+
+
+@admin.register(StudyMembership)
+class StudyMembershipAdmin(admin.ModelAdmin):
+    """Read-only here: assignment changes are made (and audited) on the staff pages."""
+
+    list_display = ["study", "annotator", "cap", "added_at"]
+    list_filter = ["study"]
+    list_select_related = ["study", "annotator"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

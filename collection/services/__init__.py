@@ -1,0 +1,36 @@
+"""Writes of the collection app: runs, the collection of one cell, and staff review.
+
+Keyword-only; a refusal raises `CollectionError` and changes nothing. One module per
+concept; callers import from here (`from collection import services`)."""
+
+from .cells import CellOutcome, accept_into_source, cell_collect, cell_collect_by_id
+from .errors import CollectionError
+from .review import generated_answer_accept, generated_answer_regenerate
+from .runs import run_control, run_enqueue, run_fail, run_finish_if_complete, run_start
+from .selection import (
+    characters_named,
+    parse_rounds,
+    parse_scenario_numbers,
+    scenarios_numbered,
+    whole_id,
+)
+
+__all__ = [
+    "CellOutcome",
+    "CollectionError",
+    "accept_into_source",
+    "cell_collect",
+    "cell_collect_by_id",
+    "characters_named",
+    "generated_answer_accept",
+    "generated_answer_regenerate",
+    "parse_rounds",
+    "parse_scenario_numbers",
+    "run_control",
+    "run_enqueue",
+    "run_fail",
+    "run_finish_if_complete",
+    "run_start",
+    "scenarios_numbered",
+    "whole_id",
+]

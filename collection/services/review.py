@@ -1,0 +1,89 @@
+"""Staff review of flagged answers: accept as is or edited, or discard and ask the model
+again. Every decision is kept as an `AnswerEdit`."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..models import AnswerEdit, GeneratedAnswer, ReviewStatus, RunStatus, SimulatedFollowup
+from .cells import accept_into_source
+from .errors import CollectionError
+
+
+def _audit(*, generated_answer: GeneratedAnswer, editor, action: str, **texts) -> AnswerEdit:
+    return AnswerEdit.objects.create(
+        generated_answer=generated_answer,
+        run=generated_answer.run,
+        cell=str(generated_answer),
+        editor=editor if editor is not None and editor.is_authenticated else None,
+        action=action,
+        **texts,
+    )
+
+
+def _flagged(generated: GeneratedAnswer) -> GeneratedAnswer:
+    generated = GeneratedAnswer.objects.select_for_update().get(pk=generated.pk)
+    if generated.review_status != ReviewStatus.FLAGGED:
+        raise CollectionError("not_flagged", "this answer is not waiting for review")
+    return generated
+
+
+def generated_answer_accept(*, generated: GeneratedAnswer, by, text: str | None = None):
+    """Accept a flagged answer as it is or with staff's edit (audited)."""
+    with transaction.atomic():
+        generated = _flagged(generated)
+        if text is not None:
+            text = text.replace("\x00", "").strip()
+            if not text:
+                raise CollectionError("empty_text", "an accepted answer cannot be empty")
+            if text != generated.text:
+                _audit(
+                    generated_answer=generated,
+                    editor=by,
+                    action="edit",
+                    text_before=generated.text,
+                    text_after=text,
+                )
+                generated.text = text
+        _audit(generated_answer=generated, editor=by, action="accept")
+        generated.review_status = ReviewStatus.ACCEPTED
+        generated.reviewed_at = timezone.now()
+        generated.reviewed_by = by
+        accept_into_source(generated)
+        generated.save()
+    return generated
+
+
+def generated_answer_regenerate(*, generated: GeneratedAnswer, by) -> None:
+    """Discard a flagged answer and ask the model again. A round-1 answer is the context
+    of round 2, so its round 2 and follow-up go too, unless round 2 was already accepted."""
+    with transaction.atomic():
+        generated = _flagged(generated)
+        cell = {
+            "source": generated.source,
+            "character": generated.character,
+            "scenario": generated.scenario,
+        }
+        if generated.round == 1:
+            second = GeneratedAnswer.objects.filter(round=2, **cell).first()
+            if second is not None and second.review_status == ReviewStatus.ACCEPTED:
+                raise CollectionError(
+                    "round_2_accepted",
+                    "round 2 of this dialogue is already accepted; it answers this round-1 text",
+                )
+            if second is not None:
+                second.delete()
+            SimulatedFollowup.objects.filter(**cell).delete()
+        _audit(
+            generated_answer=generated, editor=by, action="regenerate", text_before=generated.text
+        )
+        generated.delete()
+        run = generated.run
+        if run.status in (RunStatus.FINISHED, RunStatus.CANCELLED, RunStatus.FAILED):
+            run.status = RunStatus.RUNNING
+            run.finished_at = None
+            run.save(update_fields=["status", "finished_at"])
+        from ..tasks import collection_cell_collect
+
+        collection_cell_collect.delay_on_commit(
+            run.pk, generated.character_id, generated.scenario_id
+        )

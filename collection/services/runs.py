@@ -1,0 +1,127 @@
+"""Collection runs: started or continued for a source, failed, finished, paused, resumed
+or cancelled, and handed to the workers."""
+
+import logging
+
+from django.db import transaction
+from django.utils import timezone
+
+from dialogues.importer import source_display_name
+from dialogues.models import Character, Scenario, Source, SourceKind
+
+from ..models import CollectionRun, EndpointKeyMissing, ModelEndpoint, RunStatus
+from ..prompts import DEFAULT_SIMULATOR_PROMPT
+from .errors import CollectionError
+
+# Records keep the logger name they had before the services became a package.
+logger = logging.getLogger("collection.services")
+
+
+def run_start(
+    *,
+    source_slug: str,
+    endpoint: ModelEndpoint,
+    simulator_endpoint: ModelEndpoint,
+    characters: list[Character],
+    scenarios: list[Scenario],
+    rounds: list[int],
+    simulator_prompt: str = "",
+    created_by=None,
+) -> CollectionRun:
+    """Continue the source's unfinished run with this selection, or start a new one.
+    Both endpoints' keys are read first, so a missing key creates nothing."""
+    for each in (endpoint, simulator_endpoint):
+        try:
+            each.api_key()
+        except EndpointKeyMissing as error:
+            raise CollectionError("missing_key", str(error)) from None
+    with transaction.atomic():
+        source = Source.objects.filter(slug=source_slug).first()
+        if source is not None and source.kind != SourceKind.LLM:
+            raise CollectionError(
+                "human_source", f"source {source_slug!r} holds human answers; choose another slug"
+            )
+        if source is None:
+            source = Source.objects.create(
+                slug=source_slug, kind=SourceKind.LLM, display_name=source_display_name(source_slug)
+            )
+        run = (
+            CollectionRun.objects.select_for_update()
+            .filter(
+                source=source, status__in=(RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.FAILED)
+            )
+            .first()
+        )
+        fields = {
+            "endpoint": endpoint,
+            "simulator_endpoint": simulator_endpoint,
+            "simulator_prompt": simulator_prompt or DEFAULT_SIMULATOR_PROMPT,
+            "scenario_numbers": [s.number for s in scenarios],
+            "rounds": rounds,
+            "status": RunStatus.RUNNING,
+            "error": "",
+            "finished_at": None,
+        }
+        if run is None:
+            run = CollectionRun.objects.create(source=source, created_by=created_by, **fields)
+        else:
+            for name, value in fields.items():
+                setattr(run, name, value)
+            run.save()
+        run.characters.set(characters)
+    return run
+
+
+def run_fail(*, run: CollectionRun, error: str) -> None:
+    CollectionRun.objects.filter(pk=run.pk).exclude(status=RunStatus.CANCELLED).update(
+        status=RunStatus.FAILED, error=error[:4000]
+    )
+    run.refresh_from_db(fields=["status", "error"])
+    logger.warning("collection run %s failed: %s", run.pk, error)
+
+
+def run_finish_if_complete(*, run: CollectionRun) -> bool:
+    from ..selectors import run_missing_cells
+
+    if run_missing_cells(run):
+        return False
+    CollectionRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
+        status=RunStatus.FINISHED, finished_at=timezone.now()
+    )
+    run.refresh_from_db(fields=["status", "finished_at"])
+    return run.status == RunStatus.FINISHED
+
+
+_TRANSITIONS = {
+    "pause": ({RunStatus.RUNNING}, RunStatus.PAUSED),
+    "resume": ({RunStatus.PAUSED, RunStatus.FAILED}, RunStatus.RUNNING),
+    "cancel": ({RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.FAILED}, RunStatus.CANCELLED),
+}
+
+
+def run_control(*, run: CollectionRun, action: str) -> CollectionRun:
+    """Pause, resume or cancel. Cells in flight finish their current call and stop; the
+    answers collected so far stay. Resuming enqueues the missing cells again."""
+    if action not in _TRANSITIONS:
+        raise CollectionError("bad_action", f"unknown action {action!r}")
+    allowed_from, to = _TRANSITIONS[action]
+    with transaction.atomic():
+        run = CollectionRun.objects.select_for_update().get(pk=run.pk)
+        if run.status not in allowed_from:
+            raise CollectionError(
+                "bad_transition", f"a {run.get_status_display().lower()} run cannot be {action}d"
+            )
+        run.status = to
+        if to == RunStatus.RUNNING:
+            run.error = ""
+        run.save(update_fields=["status", "error"])
+        if to == RunStatus.RUNNING:
+            run_enqueue(run=run)
+    return run
+
+
+def run_enqueue(*, run: CollectionRun) -> None:
+    """Hand the run's missing cells to the workers once the transaction commits."""
+    from ..tasks import collection_run_enqueue
+
+    collection_run_enqueue.delay_on_commit(run.pk)

@@ -1,0 +1,80 @@
+"""Choosing what to collect: characters, scenario numbers and rounds as staff and the
+command give them, checked against the database."""
+
+import re
+
+from dialogues.models import ROUNDS, SCENARIO_COUNT, Character, Scenario
+
+from .errors import CollectionError
+
+
+def whole_id(value) -> int | None:
+    try:
+        return int(str(value or "").strip())
+    except ValueError:
+        return None
+
+
+def parse_scenario_numbers(text: str) -> list[int]:
+    """`1-60`, `3`, `1-5,9,12-14` -> sorted scenario numbers."""
+    numbers: set[int] = set()
+    for part in (text or "").split(","):
+        part = part.strip()
+        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+        if not match:
+            raise CollectionError(
+                "bad_scenarios", f"scenarios must look like 1-60 or 1,5,9-12; got {text!r}"
+            )
+        first, last = int(match[1]), int(match[2] or match[1])
+        if first > last or first < 1 or last > SCENARIO_COUNT:
+            raise CollectionError(
+                "bad_scenarios",
+                f"scenario range {part} is outside 1-{SCENARIO_COUNT} or runs backwards",
+            )
+        numbers.update(range(first, last + 1))
+    return sorted(numbers)
+
+
+def parse_rounds(text: str) -> list[int]:
+    try:
+        rounds = sorted({int(part) for part in (text or "").split(",")})
+    except ValueError:
+        rounds = []
+    if not rounds or any(r not in ROUNDS for r in rounds):
+        raise CollectionError("bad_rounds", f"rounds must be 1, 2 or 1,2; got {text!r}")
+    return rounds
+
+
+def characters_named(names: list[str] | None) -> list[Character]:
+    """Characters by key (《作品》的角色), Chinese name or English name; all when None."""
+    if not names:
+        characters = list(Character.objects.order_by("id"))
+        if not characters:
+            raise CollectionError(
+                "no_characters", "there are no characters yet; import a ChatAnime file first"
+            )
+        return characters
+    found, unknown = [], []
+    for name in names:
+        name = name.strip()
+        match = (
+            Character.objects.filter(key=name).first()
+            or Character.objects.filter(name_zh=name).first()
+            or Character.objects.filter(name_en__iexact=name).exclude(name_en="").first()
+        )
+        (found if match else unknown).append(match or name)
+    if unknown:
+        raise CollectionError("unknown_character", f"unknown character(s): {', '.join(unknown)}")
+    return list(dict.fromkeys(found))
+
+
+def scenarios_numbered(numbers: list[int]) -> list[Scenario]:
+    scenarios = list(Scenario.objects.filter(number__in=numbers).order_by("number"))
+    missing = sorted(set(numbers) - {s.number for s in scenarios})
+    if missing:
+        raise CollectionError(
+            "unknown_scenario",
+            f"scenario(s) {', '.join(map(str, missing))} are not in the database; "
+            "import the ChatAnime scenarios first",
+        )
+    return scenarios
