@@ -52,7 +52,10 @@ def test_a_burst_of_debounced_requests_sends_one_task_that_waits_for_the_burst(s
         assert enqueue.send(TASK, 7, debounce_seconds=RESULTS_REFRESH_DEBOUNCE_SECONDS)
     enqueue.send(TASK, 8, debounce_seconds=RESULTS_REFRESH_DEBOUNCE_SECONDS)
 
-    assert sent == [((7,), RESULTS_REFRESH_DEBOUNCE_SECONDS), ((8,), RESULTS_REFRESH_DEBOUNCE_SECONDS)]
+    assert sent == [
+        ((7,), RESULTS_REFRESH_DEBOUNCE_SECONDS),
+        ((8,), RESULTS_REFRESH_DEBOUNCE_SECONDS),
+    ]
 
 
 def test_without_a_debounce_every_request_is_sent_at_once(sent):
@@ -66,20 +69,22 @@ def test_without_a_debounce_every_request_is_sent_at_once(sent):
 def test_a_task_is_sent_when_the_transaction_commits_not_before(
     sent, django_capture_on_commit_callbacks
 ):
-    with django_capture_on_commit_callbacks(execute=True):
-        with transaction.atomic():
-            enqueue.on_commit(TASK, 7)
-            assert sent == []
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        enqueue.on_commit(TASK, 7)
+        assert sent == []
 
     assert sent == [((7,), None)]
 
 
 @pytest.mark.django_db
 def test_nothing_is_sent_when_the_transaction_rolls_back(sent, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        with suppress(Rollback), transaction.atomic():
-            enqueue.on_commit(TASK, 7)
-            raise Rollback
+    with (
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+        suppress(Rollback),
+        transaction.atomic(),
+    ):
+        enqueue.on_commit(TASK, 7)
+        raise Rollback
 
     assert sent == [] and callbacks == []
 
