@@ -8,7 +8,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..assignment import POSITIONS
 from ..models import (
     Assignment,
     AssignmentState,
@@ -20,6 +19,7 @@ from ..models import (
     Rating,
     StudyStatus,
 )
+from ..pairing import POSITIONS
 from . import quality
 from .errors import AnnotationError
 from .leases import _active_assignment_for_update

@@ -22,7 +22,7 @@ def study_members(request, slug):
     study = get_object_or_404(Study, slug=slug)
     return render(
         request,
-        "staff/assignment.html",
+        "staff/members.html",
         {
             "study": study,
             "coverage": selectors.study_capacity(study),
