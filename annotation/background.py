@@ -1,4 +1,5 @@
-"""Results refreshes for the embedded default (no broker, tasks in-process).
+"""Debounced tasks for the embedded default (no broker, tasks in-process): today the
+results refresh, the only task sent with a debounce (see annotation.enqueue).
 
 Without Redis, Celery runs a task inside the call that enqueues it, so each submission
 would wait for a whole-study recompute (seconds on a real study) and hold the SQLite
@@ -11,6 +12,7 @@ import logging
 import threading
 import time
 
+from celery import current_app
 from django.db import close_old_connections, connections
 
 logger = logging.getLogger(__name__)
@@ -25,14 +27,14 @@ class Refresher:
         self.delay_seconds = delay_seconds
         self.interval_seconds = interval_seconds
         self._last_run = float("-inf")
-        self._pending: set[int] = set()
+        self._pending: set[tuple] = set()
         self._lock = threading.Condition()
         self._thread: threading.Thread | None = None
         self._busy = False
 
-    def request(self, study_id: int) -> None:
+    def request(self, task_name: str, *args) -> None:
         with self._lock:
-            self._pending.add(study_id)
+            self._pending.add((task_name, *args))
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="results-refresh", daemon=True
@@ -47,8 +49,6 @@ class Refresher:
                 self._lock.wait()
 
     def _run(self) -> None:
-        from .tasks import study_results_refresh
-
         while True:
             with self._lock:
                 while not self._pending:
@@ -59,16 +59,16 @@ class Refresher:
                 )
                 while (left := deadline - time.monotonic()) > 0:
                     self._lock.wait(left)
-                study_ids, self._pending = sorted(self._pending), set()
+                requests, self._pending = sorted(self._pending), set()
                 self._busy = True
             try:
-                for study_id in study_ids:
+                for task_name, *args in requests:
                     close_old_connections()
                     try:
-                        study_results_refresh.run(study_id)
+                        current_app.tasks[task_name].run(*args)
                     except Exception:
                         # Results stay stale until the next refresh; ratings are safe.
-                        logger.exception("in-process results refresh of study %s", study_id)
+                        logger.exception("in-process %s%r", task_name, tuple(args))
             finally:
                 connections.close_all()
                 self._last_run = time.monotonic()
@@ -81,16 +81,15 @@ _refresher: Refresher | None = None
 _refresher_lock = threading.Lock()
 
 
-def refresher() -> Refresher:
+def refresher(*, delay_seconds: float) -> Refresher:
+    """The process's one Refresher; the first request sets its delay."""
     global _refresher
     with _refresher_lock:
         if _refresher is None:
             from django.conf import settings
 
-            from .tasks import REFRESH_DEBOUNCE_SECONDS
-
             _refresher = Refresher(
-                delay_seconds=REFRESH_DEBOUNCE_SECONDS,
+                delay_seconds=delay_seconds,
                 interval_seconds=settings.CHATANIME_IN_PROCESS_REFRESH_INTERVAL,
             )
         return _refresher

@@ -1,36 +1,37 @@
 from django.urls import path
 
-from .views import staff
+from .views.staff import annotators, audit, members, screening, studies
 
 app_name = "staff"
 
 urlpatterns = [
-    path("", staff.study_list, name="studies"),
-    path("screening/", staff.screening_queue, name="screening"),
-    path("screening/review/", staff.screening_review, name="screening-review"),
-    path("applicants/<int:profile_id>/", staff.applicant, name="applicant"),
-    path("annotators/", staff.annotator_directory, name="annotators"),
-    path("annotators/<int:profile_id>/", staff.annotator_detail, name="annotator"),
+    path("", studies.study_list, name="studies"),
+    path("screening/", screening.screening_queue, name="screening"),
+    path("screening/review/", screening.screening_review, name="screening-review"),
+    path("applicants/<int:profile_id>/", screening.applicant, name="applicant"),
+    path("annotators/", annotators.annotator_directory, name="annotators"),
+    path("annotators/<int:profile_id>/", annotators.annotator_detail, name="annotator"),
     path(
         "annotators/<int:profile_id>/<str:action>/",
-        staff.annotator_suspension,
+        annotators.annotator_suspension,
         name="annotator-suspension",
     ),
-    path("flags/<int:flag_id>/resolve/", staff.flag_resolve, name="flag-resolve"),
-    path("studies/<slug:slug>/", staff.study_dashboard, name="study"),
-    path("studies/<slug:slug>/caps/", staff.study_caps, name="study-caps"),
-    path("studies/<slug:slug>/status/", staff.study_status, name="study-status"),
+    path("flags/<int:flag_id>/resolve/", annotators.flag_resolve, name="flag-resolve"),
+    path("studies/<slug:slug>/", studies.study_dashboard, name="study"),
+    path("studies/<slug:slug>/caps/", studies.study_caps, name="study-caps"),
+    path("studies/<slug:slug>/status/", studies.study_status, name="study-status"),
     path(
         "studies/<slug:slug>/judgments/<int:judgment_id>/decide/",
-        staff.judgment_decide,
+        studies.judgment_decide,
         name="judgment-decide",
     ),
-    path("studies/<slug:slug>/assignment/", staff.study_assignment, name="assignment"),
-    path("studies/<slug:slug>/assignment/add/", staff.membership_add, name="membership-add"),
+    # The study's members page; its URL names keep the page's former name.
+    path("studies/<slug:slug>/assignment/", members.study_members, name="assignment"),
+    path("studies/<slug:slug>/assignment/add/", members.membership_add, name="membership-add"),
     path(
         "studies/<slug:slug>/assignment/<int:membership_id>/",
-        staff.membership_change,
+        members.membership_change,
         name="membership-change",
     ),
-    path("audit/", staff.audit_log, name="audit"),
+    path("audit/", audit.audit_log, name="audit"),
 ]

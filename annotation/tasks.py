@@ -1,15 +1,15 @@
 """Celery tasks: thin wrappers that fetch by id and call a service. All idempotent,
-because Redis redelivers work whose worker died before acknowledging it."""
+because Redis redelivers work whose worker died before acknowledging it. Services send
+them by name through annotation.enqueue, so that nothing but Celery imports this module
+(AnnotationConfig.ready registers the tasks in every process)."""
 
 import socket
 
 from celery import shared_task
 
 from . import services
-from .models import ExportJob, Study, StudyStatus
+from .models import ExportJob, Study
 
-# Submissions within this many seconds of each other share one results refresh.
-REFRESH_DEBOUNCE_SECONDS = 2
 # Writing an export file streams every rating of a study (about a minute for 1.3 million
 # on a busy machine), so it gets longer than the default limits of the settings; at the
 # soft limit the job is marked failed with the reason. The hard limit stays below the
@@ -39,10 +39,7 @@ def study_results_refresh(study_id: int) -> None:
 @shared_task
 def open_studies_refresh() -> int:
     """The beat schedule's safety net for refreshes that could not be enqueued."""
-    ids = list(Study.objects.filter(status=StudyStatus.OPEN).values_list("pk", flat=True))
-    for study_id in ids:
-        study_results_refresh.delay(study_id)
-    return len(ids)
+    return services.open_studies_refresh()
 
 
 @shared_task

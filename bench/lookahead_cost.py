@@ -4,7 +4,7 @@ One scenario of the published design (10 LLMs against the human source, both rou
 overlap 3): 20 pairs, 60 judgments, 60 annotators needed. Near the end of a character's
 work an annotator's up to 100 candidates fall in a few scenarios; each candidate's cost
 is one maximum matching of the scenario's open judgments before and after taking it.
-Prints the median milliseconds of `assignment.stranding_costs` over several runs.
+Prints the median milliseconds of `pairing.stranding_costs` over several runs.
 
     .venv/bin/python bench/lookahead_cost.py
 """
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from annotation.assignment import ItemGroup, Taker, stranding_costs
+from annotation.pairing import ItemGroup, Taker, stranding_costs
 from bench import report
 
 REFERENCE_ANSWER = 0

@@ -5,7 +5,7 @@ Sets up a scratch PostgreSQL database with the demo data and an open study, star
 `celery worker`, then submits judgments one at a time (as an annotator would, through
 the same service) and waits until the stored results include each one. Prints the
 median and the spread over the runs. Submissions within the debounce window share one
-refresh, so a single judgment waits at least REFRESH_DEBOUNCE_SECONDS.
+refresh, so a single judgment waits at least RESULTS_REFRESH_DEBOUNCE_SECONDS.
 
     .venv/bin/python bench/results_latency.py [--runs 7]
 """

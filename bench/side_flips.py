@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotation.assignment import left_first, scheduled_left_slot
+from annotation.pairing import left_first, scheduled_left_slot
 
 RULES = ("lagging source only", "schedule, before", "schedule, now")
 

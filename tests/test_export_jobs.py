@@ -173,7 +173,7 @@ def test_a_job_that_cannot_be_queued_says_so(
     def broker_down(*args, **kwargs):
         raise OperationalError("Error 111 connecting to localhost:6379")
 
-    monkeypatch.setattr("annotation.tasks.export_job_run.delay", broker_down)
+    monkeypatch.setattr("annotation.tasks.export_job_run.apply_async", broker_down)
     client.force_login(world["researcher"])
 
     with django_capture_on_commit_callbacks(execute=True):

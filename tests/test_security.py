@@ -441,7 +441,7 @@ def test_asking_for_a_recompute_while_the_broker_is_down_says_so(client, study, 
     def unreachable(*args, **kwargs):
         raise OperationalError("Error 111 connecting to redis. Connection refused.")
 
-    monkeypatch.setattr(tasks.study_results_refresh, "delay", unreachable)
+    monkeypatch.setattr(tasks.study_results_refresh, "apply_async", unreachable)
     client.force_login(UserFactory(email="boss@example.com", is_staff=True))
 
     response = client.post(f"/results/{study.slug}/refresh/", follow=True)

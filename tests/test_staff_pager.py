@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from annotation.views import staff as staff_views
+from annotation.views.staff import common as staff_common
 from tests.factories import approved_annotator
 from tests.helpers import applicant_who_passed
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def pages_of_two(monkeypatch):
-    monkeypatch.setattr(staff_views, "PAGE_SIZE", 2)
+    monkeypatch.setattr(staff_common, "PAGE_SIZE", 2)
 
 
 def pager_links(response) -> list[str]:

@@ -12,6 +12,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRefresh
 
 from annotation.parsing import whole_number
 from annotation.roles import study_manager_required
@@ -103,11 +104,10 @@ def task(request, token):
     template = TASK_TEMPLATE
     if request.htmx and writing_task.state == TaskState.AWAITING_FOLLOWUP:
         template = f"{TASK_TEMPLATE}#waiting"
-    response = render(request, template, _task_context(writing_task, request))
     if request.htmx and writing_task.state != TaskState.AWAITING_FOLLOWUP:
         # The follow-up arrived: reload the whole page, now with the round-2 form.
-        response["HX-Refresh"] = "true"
-    return response
+        return HttpResponseClientRefresh()
+    return render(request, template, _task_context(writing_task, request))
 
 
 def _task_submit(request, writing_task):

@@ -24,7 +24,11 @@ class AssignmentState(models.TextChoices):
 
 
 class Assignment(models.Model):
-    """An annotator's lease on an item, with the order in which its answers are shown."""
+    """An annotator's lease on an item, with the order in which its answers are shown.
+
+    Named before the word was settled: this is the lease (services/leases.py), not the
+    pairing rules (annotation/pairing.py) nor a study's members (the staff members page).
+    The model keeps its name, since renaming it would rename its table and every relation."""
 
     token = models.CharField(max_length=32, unique=True, default=new_token)
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")

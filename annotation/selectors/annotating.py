@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from dialogues.models import Answer
 
-from ..assignment import POSITIONS
 from ..models import (
     Assignment,
     AssignmentState,
@@ -20,6 +19,7 @@ from ..models import (
     StudyStatus,
     WorkerHeartbeat,
 )
+from ..pairing import POSITIONS
 
 logger = logging.getLogger(__name__)
 

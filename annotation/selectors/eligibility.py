@@ -15,12 +15,6 @@ from django.db.models import Case, Count, Exists, OuterRef, Q, Sum, When
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from ..assignment import (
-    ItemGroup,
-    Taker,
-    items_one_annotator_can_take_per_scenario,
-    stranding_costs,
-)
 from ..models import (
     AnswerExposure,
     Assignment,
@@ -36,6 +30,12 @@ from ..models import (
     Study,
     StudyMembership,
     StudyStatus,
+)
+from ..pairing import (
+    ItemGroup,
+    Taker,
+    items_one_annotator_can_take_per_scenario,
+    stranding_costs,
 )
 from .studies import annotators_needed_by_character, study_raters
 

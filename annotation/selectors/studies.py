@@ -48,8 +48,8 @@ class CharacterCapacity:
 def annotators_needed_by_character(study) -> dict[int, int]:
     """Per character id: the approved annotators the study's items need, diversity sets
     included (see `assignment.annotators_needed`)."""
-    from ..assignment import annotators_needed
     from ..models import ItemAnswer, ItemKind
+    from ..pairing import annotators_needed
 
     # Per character: {scenario: [reference sets, compared sets] holding one of its answers}.
     by_scenario: dict[int, dict[int, list[int]]] = {}

@@ -27,6 +27,7 @@ from .quizzes import (
     quiz_file_read,
     screening_questions_load,
 )
+from .refreshes import open_studies_refresh, study_results_refresh_request
 from .results import results_refresh, study_recompute
 from .screening import (
     MAX_QUIZ_ATTEMPTS,
@@ -88,6 +89,7 @@ __all__ = [
     "membership_cap_set",
     "membership_remove",
     "memberships_add",
+    "open_studies_refresh",
     "profile_get_or_create",
     "qualification_review",
     "qualifications_review",
@@ -103,6 +105,7 @@ __all__ = [
     "study_created_record",
     "study_open",
     "study_recompute",
+    "study_results_refresh_request",
     "study_set_status",
     "worker_heartbeat_record",
 ]

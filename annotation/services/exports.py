@@ -16,13 +16,14 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .. import exports
+from .. import enqueue, exports
 from ..models import ExportJob, ExportKind, ExportStatus
 from .errors import AnnotationError
 
 logger = logging.getLogger(__name__)
 
 EXPORT_DIRECTORY = "exports"
+EXPORT_JOB_RUN_TASK = "annotation.tasks.export_job_run"
 SUFFIXES = {"csv": "csv", "wide": "csv", "jsonl": "jsonl", "snapshot": "zip"}
 
 
@@ -39,20 +40,15 @@ def export_job_request(*, study, user, kind: str, include_excluded=False, bom=Fa
             bom=bom,
         )
 
-        def enqueue():
-            from ..tasks import export_job_run
+        def unreachable():
+            # Say so on the job instead of leaving it queued forever.
+            ExportJob.objects.filter(pk=job.pk).update(
+                status=ExportStatus.FAILED,
+                error="could not reach the workers: the task queue is unreachable",
+                finished_at=timezone.now(),
+            )
 
-            try:
-                export_job_run.delay(job.pk)
-            except Exception as error:  # the broker is down: say so instead of queuing forever
-                logger.warning("could not enqueue export job %s", job.pk, exc_info=True)
-                ExportJob.objects.filter(pk=job.pk).update(
-                    status=ExportStatus.FAILED,
-                    error=f"could not reach the workers: {error}"[:2000],
-                    finished_at=timezone.now(),
-                )
-
-        transaction.on_commit(enqueue)
+        enqueue.on_commit(EXPORT_JOB_RUN_TASK, job.pk, if_unreachable=unreachable)
     return job
 
 
@@ -101,8 +97,6 @@ def export_jobs_tidy(*, now=None) -> dict:
     """Send stuck jobs to the workers again, delete files older than
     CHATANIME_EXPORT_KEEP_DAYS (the job stays listed as expired) and what killed workers
     left half-written. Safe to run at any time: running a job twice writes the same file."""
-    from ..tasks import export_job_run
-
     now = now or timezone.now()
     stuck = ExportJob.objects.filter(
         Q(status=ExportStatus.QUEUED, created_at__lt=now - REQUEUE_QUEUED_AFTER)
@@ -110,8 +104,7 @@ def export_jobs_tidy(*, now=None) -> dict:
     ).values_list("pk", flat=True)
     requeued = 0
     for job_id in stuck:
-        export_job_run.delay(job_id)
-        requeued += 1
+        requeued += enqueue.send(EXPORT_JOB_RUN_TASK, job_id)
     expired = 0
     old = ExportJob.objects.filter(
         status=ExportStatus.DONE,

@@ -1,6 +1,5 @@
 """Recording judgments and their ratings, and the checks that run with each one."""
 
-import logging
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -9,7 +8,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..assignment import POSITIONS
 from ..models import (
     Assignment,
     AssignmentState,
@@ -21,12 +19,12 @@ from ..models import (
     Rating,
     StudyStatus,
 )
+from ..pairing import POSITIONS
 from . import quality
 from .errors import AnnotationError
 from .leases import _active_assignment_for_update
+from .refreshes import study_results_refresh_later
 from .text import plain_text
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -70,37 +68,9 @@ def judgment_submit(
             "already_submitted", _("You have already submitted this item.")
         ) from None
     if refresh:
-        _results_refresh_later(judgment)
+        # Derived results are recomputed by a worker once the rating is safely stored.
+        study_results_refresh_later(study_id=judgment.item.study_id)
     return judgment
-
-
-def _results_refresh_later(judgment: Judgment) -> None:
-    """Derived results are recomputed by a worker once the rating is safely stored. A
-    burst of submissions enqueues one refresh (debounced through the cache); a dead
-    broker delays results and loses nothing: the beat schedule catches up."""
-    study_id = judgment.item.study_id
-
-    def enqueue():
-        from django.conf import settings
-        from django.core.cache import cache
-
-        from ..tasks import REFRESH_DEBOUNCE_SECONDS, study_results_refresh
-
-        if settings.CELERY_TASK_ALWAYS_EAGER and settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND:
-            # No broker: an eager task would recompute inside the annotator's request.
-            from ..background import refresher
-
-            refresher().request(study_id)
-            return
-        try:
-            if cache.add(f"results-refresh-queued:{study_id}", 1, timeout=REFRESH_DEBOUNCE_SECONDS):
-                study_results_refresh.apply_async((study_id,), countdown=REFRESH_DEBOUNCE_SECONDS)
-        except Exception:  # the broker or cache is down; the rating is already saved
-            logger.warning(
-                "could not enqueue the results refresh of study %s", study_id, exc_info=True
-            )
-
-    transaction.on_commit(enqueue, robust=True)
 
 
 def _claim(*, user, token: str, assignment: Assignment | None, now) -> Assignment:

@@ -23,10 +23,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..assignment import (
-    left_first,
-    scheduled_left_slot,
-)
 from ..models import (
     AnswerExposure,
     Assignment,
@@ -35,6 +31,10 @@ from ..models import (
     ItemKind,
     Study,
     StudyStatus,
+)
+from ..pairing import (
+    left_first,
+    scheduled_left_slot,
 )
 from ..selectors.eligibility import (
     approved_character_ids,

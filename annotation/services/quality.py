@@ -19,6 +19,7 @@ from ..models import (
     Study,
 )
 from .annotators import annotator_pause_automatically
+from .refreshes import study_results_refresh_later
 from .text import plain_text
 
 
@@ -202,9 +203,7 @@ def judgment_exclude(
         note=reason,
     )
     # Results leave the judgment out (or take it back) at the next, debounced recompute.
-    from .judgments import _results_refresh_later
-
-    _results_refresh_later(locked)
+    study_results_refresh_later(study_id=locked.item.study_id)
     return judgment
 
 

@@ -8,7 +8,6 @@ from django.utils.translation import gettext as _
 
 from dialogues.models import Answer, Character, Source
 
-from ..assignment import source_pairs
 from ..models import (
     AuditAction,
     Item,
@@ -19,6 +18,7 @@ from ..models import (
     Study,
     StudyStatus,
 )
+from ..pairing import source_pairs
 from . import audit
 from .errors import AnnotationError
 from .text import plain_text

@@ -159,7 +159,7 @@ def _next_after_saving(request, notice=None):
         # that just failed.
         response = HttpResponse(render_to_string("annotation/_saved.html"))
         if request.htmx:
-            response["HX-Push-Url"] = reverse("annotate")
+            push_url(response, reverse("annotate"))
         return response
 
 

@@ -1,18 +1,14 @@
 """Results for researchers and staff: leaderboards, agreement, preferences, charts."""
 
-import logging
-
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from .. import methods, selectors
+from .. import methods, selectors, services
 from ..models import Study, StudyResults
 from ..roles import researcher_required, study_manager_required
 from .exports import export_context
-
-logger = logging.getLogger(__name__)
 
 
 @researcher_required
@@ -63,12 +59,8 @@ def study_methods(request, slug):
 def refresh(request, slug):
     """Staff ask for a recompute now instead of waiting for the next one."""
     study = get_object_or_404(Study, slug=slug)
-    from ..tasks import study_results_refresh
-
-    try:
-        study_results_refresh.delay(study.pk)
-    except Exception:  # the broker is down; the beat schedule refreshes open studies later
-        logger.warning("could not enqueue the results refresh of study %s", study.pk, exc_info=True)
+    if not services.study_results_refresh_request(study=study):
+        # The beat schedule refreshes open studies once the broker is back.
         messages.error(
             request,
             _(

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.assignment import (
+from annotation.pairing import (
     REFERENCE,
     ROUND_ROBIN,
     ItemGroup,

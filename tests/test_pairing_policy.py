@@ -10,7 +10,6 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from annotation import services
-from annotation.assignment import scheduled_left_slot, side_slack
 from annotation.metric_definitions import PAIR_METRIC_SLUGS
 from annotation.models import (
     AnswerExposure,
@@ -22,6 +21,7 @@ from annotation.models import (
     Judgment,
     Study,
 )
+from annotation.pairing import scheduled_left_slot, side_slack
 from annotation.selectors import eligibility
 from dialogues.models import Answer, Character, Source
 from tests.factories import approved_annotator

@@ -1,5 +1,9 @@
-"""Assignment rules that need no database: which sources meet in a pair, how many
-annotators a design needs, and which answer goes on the left.
+"""Pairing rules, pure and without a database: which sources meet in a pair, how many
+annotators a design needs, and which answer goes on the left (counterbalancing).
+
+Not to be confused with the two other things once called "assignment": the lease model
+`models.Assignment` (an annotator's hold on one item) and the staff page of a study's
+members (views/staff/members.py).
 
 Kept pure so that they can be reasoned about and property-tested on their own.
 """

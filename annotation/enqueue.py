@@ -1,0 +1,71 @@
+"""The one way annotation/ hands work to the Celery workers.
+
+Services call `on_commit` (or `send`, outside a transaction); tasks call services; views
+call services. Tasks are named by their Celery name ("annotation.tasks.export_job_run")
+rather than imported, so that services, which the tasks call, need not import the tasks
+back: the import graph goes views -> services -> enqueue, and tasks -> services, with no
+cycle held together by imports inside functions. `tests/test_enqueue.py` checks that
+every name used exists.
+
+What happens when the broker cannot be reached: `send` logs "could not enqueue ..." and
+returns False, and `on_commit` calls `if_unreachable` with the error. Whatever was being
+saved stays saved; each caller says how its work catches up (the beat schedule's
+safety nets in tasks.py).
+"""
+
+import logging
+from collections.abc import Callable
+
+from celery import current_app
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+
+def send(task_name: str, *args, debounce_seconds: float = 0) -> bool:
+    """Send the task now; True when it is queued (or already queued), False when the
+    broker cannot be reached.
+
+    With `debounce_seconds`, the task runs that long after the first request of a burst,
+    and the requests that follow within that time are absorbed by the one already
+    queued (a cache key marks it: a cache that is down answers "not queued", so the
+    worst case is a refresh too many, never one too few)."""
+    in_process = settings.CELERY_TASK_ALWAYS_EAGER
+    if debounce_seconds and in_process and settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND:
+        # No broker: an eager task would run inside the request that asked for it (a
+        # whole-study recompute inside an annotator's submission), so a thread runs it.
+        from .background import refresher
+
+        refresher(delay_seconds=debounce_seconds).request(task_name, *args)
+        return True
+    if debounce_seconds:
+        key = f"enqueued:{task_name}:{':'.join(map(str, args))}"
+        if not cache.add(key, 1, timeout=debounce_seconds):
+            return True
+    try:
+        # Registered by AnnotationConfig.ready; looking the task up (rather than
+        # `send_task`) keeps CELERY_TASK_ALWAYS_EAGER working when there is no broker.
+        task = current_app.tasks[task_name]
+        task.apply_async(args, countdown=debounce_seconds or None)
+    except Exception:  # the broker is down; the caller decides how the work catches up
+        logger.warning("could not enqueue %s%r", task_name, args, exc_info=True)
+        return False
+    return True
+
+
+def on_commit(
+    task_name: str,
+    *args,
+    debounce_seconds: float = 0,
+    if_unreachable: Callable[[], object] | None = None,
+) -> None:
+    """Send the task once the current transaction commits (at once outside one): a worker
+    never looks for a row that is not committed yet, and nothing is sent on rollback."""
+
+    def enqueue():
+        if not send(task_name, *args, debounce_seconds=debounce_seconds) and if_unreachable:
+            if_unreachable()
+
+    transaction.on_commit(enqueue, robust=True)

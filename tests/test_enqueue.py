@@ -1,0 +1,106 @@
+"""annotation.enqueue: the one way annotation/ hands work to the workers."""
+
+from contextlib import suppress
+
+import pytest
+from celery import current_app
+from django.core.cache import cache
+from django.db import transaction
+from kombu.exceptions import OperationalError
+
+from annotation import enqueue
+from annotation.services.exports import EXPORT_JOB_RUN_TASK
+from annotation.services.refreshes import RESULTS_REFRESH_DEBOUNCE_SECONDS, RESULTS_REFRESH_TASK
+
+TASK = "annotation.tasks.leases_expire"
+
+
+class Rollback(Exception):
+    pass
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """What reached the broker: (args, countdown) of every send of TASK."""
+    cache.clear()
+    calls = []
+    monkeypatch.setattr(
+        current_app.tasks[TASK],
+        "apply_async",
+        lambda args, countdown=None: calls.append((args, countdown)),
+    )
+    return calls
+
+
+@pytest.fixture
+def broker_down(monkeypatch):
+    def unreachable(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to redis. Connection refused.")
+
+    monkeypatch.setattr(current_app.tasks[TASK], "apply_async", unreachable)
+
+
+def test_the_tasks_the_services_send_by_name_exist():
+    for name in (RESULTS_REFRESH_TASK, EXPORT_JOB_RUN_TASK):
+        assert name in current_app.tasks, name
+
+
+def test_a_burst_of_debounced_requests_sends_one_task_that_waits_for_the_burst(sent, settings):
+    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+
+    for _ in range(5):
+        assert enqueue.send(TASK, 7, debounce_seconds=RESULTS_REFRESH_DEBOUNCE_SECONDS)
+    enqueue.send(TASK, 8, debounce_seconds=RESULTS_REFRESH_DEBOUNCE_SECONDS)
+
+    assert sent == [
+        ((7,), RESULTS_REFRESH_DEBOUNCE_SECONDS),
+        ((8,), RESULTS_REFRESH_DEBOUNCE_SECONDS),
+    ]
+
+
+def test_without_a_debounce_every_request_is_sent_at_once(sent):
+    enqueue.send(TASK, 7)
+    enqueue.send(TASK, 7)
+
+    assert sent == [((7,), None), ((7,), None)]
+
+
+@pytest.mark.django_db
+def test_a_task_is_sent_when_the_transaction_commits_not_before(
+    sent, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        enqueue.on_commit(TASK, 7)
+        assert sent == []
+
+    assert sent == [((7,), None)]
+
+
+@pytest.mark.django_db
+def test_nothing_is_sent_when_the_transaction_rolls_back(sent, django_capture_on_commit_callbacks):
+    with (
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+        suppress(Rollback),
+        transaction.atomic(),
+    ):
+        enqueue.on_commit(TASK, 7)
+        raise Rollback
+
+    assert sent == [] and callbacks == []
+
+
+def test_an_unreachable_broker_is_logged_and_answered_with_false(broker_down, caplog):
+    assert enqueue.send(TASK, 7) is False
+    assert any("could not enqueue" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.django_db
+def test_an_unreachable_broker_after_the_commit_tells_the_caller(
+    broker_down, django_capture_on_commit_callbacks
+):
+    told = []
+
+    with django_capture_on_commit_callbacks(execute=True):
+        enqueue.on_commit(TASK, 7, if_unreachable=lambda: told.append(True))
+
+    assert told == [True]
