@@ -10,18 +10,11 @@ RATINGS_SQL = """
 SELECT r.value, r.metric_id, j.id, j.annotator_id, i.id, i.character_id,
        COALESCE(i.scenario_id, 0), COALESCE(i.round, 0),
        CASE WHEN i.kind = 'pair' THEN 1 ELSE 0 END,
-       COALESCE(a.source_id, slot.source_id), COALESCE(r.answer_id, 0)
+       COALESCE(a.source_id, i.diversity_source_id), COALESCE(r.answer_id, 0)
 FROM annotation_rating r
 JOIN annotation_judgment j ON j.id = r.judgment_id
 JOIN annotation_item i ON i.id = j.item_id
 LEFT JOIN dialogues_answer a ON a.id = r.answer_id
-LEFT JOIN (
-    SELECT ia.item_id, MIN(da.source_id) AS source_id
-    FROM annotation_itemanswer ia
-    JOIN dialogues_answer da ON da.id = ia.answer_id
-    JOIN annotation_item di ON di.id = ia.item_id AND di.study_id = {study} AND di.kind = 'diversity'
-    GROUP BY ia.item_id
-) slot ON slot.item_id = i.id AND r.answer_id IS NULL
 WHERE i.study_id = {study} AND {counted}
 """
 
@@ -86,12 +79,9 @@ WHERE i.study_id = %s AND {COUNTED_JUDGMENT_SQL}
 
 ITEMS_SQL = """
 SELECT i.id, i.character_id, COALESCE(i.scenario_id, 0), COALESCE(i.round, 0),
-       CASE WHEN i.kind = 'pair' THEN 1 ELSE 0 END, COALESCE(MIN(da.source_id), 0)
+       CASE WHEN i.kind = 'pair' THEN 1 ELSE 0 END, COALESCE(i.diversity_source_id, 0)
 FROM annotation_item i
-LEFT JOIN annotation_itemanswer ia ON ia.item_id = i.id AND i.kind = 'diversity'
-LEFT JOIN dialogues_answer da ON da.id = ia.answer_id
-WHERE i.study_id = %s AND NOT i.is_gold
-GROUP BY i.id
+WHERE i.study_id = %s
 """
 
 
