@@ -172,7 +172,7 @@ def inputs_from_rows(manifest: dict, rows: list[dict]):
 def annotator_figures(rows: list[dict], inputs, names: dict) -> dict:
     """The per-annotator figures the export can rebuild, keyed by pseudonym."""
     from .exports.rows import seconds_value
-    from .stats.annotators import deviations_of
+    from .stats.annotators import deviations_of, median_seconds
 
     seconds, excluded, gold = defaultdict(dict), defaultdict(set), defaultdict(dict)
     everyone = set()
@@ -198,7 +198,7 @@ def annotator_figures(rows: list[dict], inputs, names: dict) -> dict:
             "units_compared": units,
             "gold_passed": sum(gold[name].values()),
             "gold_checked": len(gold[name]),
-            "median_seconds": round(float(np.median(times)), 6) if times else None,
+            "median_seconds": median_seconds(times),
         }
     return out
 
