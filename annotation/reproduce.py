@@ -171,8 +171,8 @@ def inputs_from_rows(manifest: dict, rows: list[dict]):
 
 def annotator_figures(rows: list[dict], inputs, names: dict) -> dict:
     """The per-annotator figures the export can rebuild, keyed by pseudonym."""
-    from .exports.rows import seconds_value
     from .stats.annotators import deviations_of, median_seconds
+    from .stats.arrays import seconds_value
 
     seconds, excluded, gold = defaultdict(dict), defaultdict(set), defaultdict(dict)
     everyone = set()

@@ -10,10 +10,10 @@ import csv
 import json
 from collections.abc import Iterator
 from datetime import UTC
-from decimal import ROUND_HALF_UP, Decimal
 
 from ..models import Metric, Rating, is_counted
 from ..models.common import FORMULA_STARTS
+from ..stats.arrays import seconds_value
 
 LONG_COLUMNS = [
     "study",
@@ -75,12 +75,6 @@ def neutralise(value):
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value
-
-
-def seconds_value(seconds: float) -> float:
-    """Time on task to the millisecond, rounded half away from zero from its shortest
-    decimal form (what PostgreSQL's numeric round does, so that COPY agrees)."""
-    return float(Decimal(repr(seconds)).quantize(Decimal("0.001"), ROUND_HALF_UP)) + 0.0
 
 
 def timestamp_text(moment) -> str:

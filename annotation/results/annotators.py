@@ -7,10 +7,9 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
-from ..exports.rows import seconds_value
 from ..models import AnnotatorProfile, GoldCheck, Judgment, QualityFlag, Study
 from ..stats.annotators import median_seconds
-from ..stats.arrays import clean
+from ..stats.arrays import clean, seconds_value
 from .schema import AnnotatorFigures
 
 

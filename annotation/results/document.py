@@ -8,7 +8,6 @@ from django.conf import settings
 
 from dialogues.models import Source
 
-from ..exports.snapshot import software_version
 from ..models import Dimension, ItemKind, Judgment, Metric, Study
 from ..stats.annotators import deviations_of
 from ..stats.rules import Rules
@@ -61,9 +60,12 @@ def study_inputs(study: Study, data=None) -> StudyInputs:
     )
 
 
-def results_document(*, study: Study, data=None, deviations=None) -> ResultsDocument:
+def results_document(
+    *, study: Study, software: dict, data=None, deviations=None
+) -> ResultsDocument:
     """The study's whole results document, from one read of its ratings (or `data`, that
-    read done already) and the annotators' distances (`deviations`, likewise)."""
+    read done already) and the annotators' distances (`deviations`, likewise); `software`
+    says which version computed it."""
     started = time.perf_counter()
     inputs = study_inputs(study, data)
     payload = {
@@ -74,6 +76,6 @@ def results_document(*, study: Study, data=None, deviations=None) -> ResultsDocu
     payload["annotators"] = study_annotator_figures(
         study, deviations if deviations is not None else deviations_of(inputs.data)
     )
-    payload["software"] = software_version()
+    payload["software"] = software
     payload["seconds"] = round(time.perf_counter() - started, 3)
     return payload  # type: ignore[return-value]

@@ -281,7 +281,9 @@ def _tightly_staffed(study: Study) -> frozenset[int]:
     if checked is not None and time.monotonic() - checked[0] < STAFFING_CHECK_SECONDS:
         return checked[1]
     needed = annotators_needed_by_character(study)
-    raters = Counter(study_raters(study, list(needed)).values_list("character_id", flat=True))
+    raters = Counter(
+        study_raters(study, list(needed)).values_list("character_id", flat=True)
+    )
     tight = frozenset(c for c, n in needed.items() if n <= raters[c] <= LOOKAHEAD_STAFFING * n)
     _staffing[key] = (time.monotonic(), tight)
     return tight
@@ -418,3 +420,5 @@ def side_schedule_seed(user, study: Study) -> str:
     # Keyed with the site's secret: an annotator who could compute their own schedule
     # could tell where the reference answer will be.
     return salted_hmac("annotation.sides", f"{study.pk}:{user.pk}", algorithm="sha256").hexdigest()
+
+

@@ -5,6 +5,7 @@ Idempotent: the same judgments give the same document."""
 from django.db import transaction
 from django.utils import timezone
 
+from ..exports import software_version
 from ..models import Study, StudyResults
 from ..results.document import results_document
 from ..results.loading import load_ratings
@@ -23,7 +24,9 @@ def study_recompute(*, study: Study) -> StudyResults:
 
 def results_refresh(*, study: Study, data=None, deviations=None) -> StudyResults:
     """Replace the study's results document with one computed now."""
-    document = results_document(study=study, data=data, deviations=deviations)
+    document = results_document(
+        study=study, software=software_version(), data=data, deviations=deviations
+    )
     with transaction.atomic():
         results, _created = StudyResults.objects.update_or_create(
             study=study,

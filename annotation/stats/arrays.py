@@ -2,6 +2,7 @@
 clusters, and JSON-safe numbers. Pure numpy, no database."""
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
@@ -53,3 +54,9 @@ def distinct_per_group(group, annotator, n_groups) -> np.ndarray:
     n_annotators = int(annotator.max()) + 1
     distinct = np.unique(group * n_annotators + annotator)
     return np.bincount(distinct // n_annotators, minlength=n_groups)
+
+
+def seconds_value(seconds: float) -> float:
+    """Time on task to the millisecond, rounded half away from zero from its shortest
+    decimal form (what PostgreSQL's numeric round does, so that COPY agrees)."""
+    return float(Decimal(repr(seconds)).quantize(Decimal("0.001"), ROUND_HALF_UP)) + 0.0

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from dialogues.models import Character
 
 from .. import selectors, services
+
 from ..models import (
     AnnotatorProfile,
     AuditAction,
@@ -382,9 +383,7 @@ def audit_log(request):
         request,
         "staff/audit.html",
         {
-            "page": _page(
-                request, selectors.audit_events(action=action, study_id=study, actor=actor)
-            ),
+            "page": _page(request, selectors.audit_events(action=action, study_id=study, actor=actor)),
             "actions": AuditAction.choices,
             "studies": Study.objects.order_by("name"),
             "filters": {"action": action, "study": study, "actor": actor},
