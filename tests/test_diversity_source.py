@@ -118,7 +118,11 @@ def test_existing_sets_get_the_source_of_their_answers(migrator):
             ItemAnswer.objects.create(item=item, answer=answer(source, number), slot=slot)
         sets[item.pk] = source.pk
     pair = Item_.objects.create(
-        study=study, kind="pair", character=character, scenario_id=1, round=1
+        study=study,
+        kind="pair",
+        character=character,
+        scenario=Scenario.objects.get(number=1),
+        round=1,
     )
     ItemAnswer.objects.create(item=pair, answer=answer(human, 4), slot=0)
     ItemAnswer.objects.create(item=pair, answer=answer(model, 4), slot=1)
