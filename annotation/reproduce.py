@@ -82,7 +82,8 @@ def _integer(value) -> int:
 def inputs_from_rows(manifest: dict, rows: list[dict]):
     """The StudyInputs of the counted ratings in `rows`, with metrics and sources
     numbered by the snapshot (metrics by their position, sources by slug)."""
-    from .services.results import MetricInfo, SourceInfo, StudyInputs
+    from .results.document import LEADERBOARD_DIMENSIONS
+    from .stats.study import MetricInfo, SourceInfo, StudyInputs
 
     (study,) = manifest["studies"]
     metrics = [
@@ -163,14 +164,15 @@ def inputs_from_rows(manifest: dict, rows: list[dict]):
         reference_source=source_code[study["reference_source"]],
         preference_rows=preference_rows,
         judgments=len(judgments),
+        dimensions=LEADERBOARD_DIMENSIONS,
     )
     return inputs, {code: name for name, code in annotator_code.items()}
 
 
 def annotator_figures(rows: list[dict], inputs, names: dict) -> dict:
     """The per-annotator figures the export can rebuild, keyed by pseudonym."""
-    from .exports.rows import seconds_value
-    from .services.quality import deviations_of
+    from .stats.annotators import deviations_of, median_seconds
+    from .stats.arrays import seconds_value
 
     seconds, excluded, gold = defaultdict(dict), defaultdict(set), defaultdict(dict)
     everyone = set()
@@ -196,7 +198,7 @@ def annotator_figures(rows: list[dict], inputs, names: dict) -> dict:
             "units_compared": units,
             "gold_passed": sum(gold[name].values()),
             "gold_checked": len(gold[name]),
-            "median_seconds": round(float(np.median(times)), 6) if times else None,
+            "median_seconds": median_seconds(times),
         }
     return out
 
@@ -204,7 +206,8 @@ def annotator_figures(rows: list[dict], inputs, names: dict) -> dict:
 def reproduce(directory) -> tuple[dict, dict[str, FamilyDifference]]:
     """Rebuild the figures of the snapshot in `directory`; return them and the
     differences from the published ones, per figure family."""
-    from .services.results import Rules, study_figures
+    from .stats.rules import Rules
+    from .stats.study import study_figures
 
     manifest, published, rows = read_snapshot(directory)
     payload = published.get("payload", published)

@@ -131,12 +131,12 @@ def _simulated_annotators(study: Study, count: int):
 
 def _submission(rng, lease, truth: TrueEffects, severity, noise, ask_guess) -> services.Submission:
     item = lease.item
-    slots = dict(item.slots.values_list("slot", "answer__source_id"))
     if item.kind == ItemKind.DIVERSITY:
-        source = next(iter(slots.values()))
+        source = item.diversity_source_id
         return services.Submission(
             ratings={("set", "diversity"): _rate(rng, truth.diversity[source], severity, noise)}
         )
+    slots = dict(item.slots.values_list("slot", "answer__source_id"))
     ratings, totals = {}, []
     for position, slot in zip("ab", lease.display_order, strict=True):
         source = slots[slot]

@@ -236,7 +236,7 @@ def straightforward_alpha(study):
 
 
 def counted_alpha(study):
-    from annotation.services.results import load_ratings
+    from annotation.results.loading import load_ratings
     from annotation.stats.agreement import counts_from_ratings, krippendorff_alpha
 
     data = load_ratings(study)

@@ -13,7 +13,8 @@ from annotation.models import (
     Rating,
     Study,
 )
-from annotation.services.quality import agreement_deviations, gold_failures, is_straight_lined
+from annotation.services.quality import gold_failures, is_straight_lined
+from annotation.stats.annotators import agreement_deviations
 from tests.factories import UserFactory, approved_annotator, lease_pair
 from tests.fixtures.studies import make_study
 from tests.helpers import submit

@@ -7,13 +7,14 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 
 from dialogues.models import Answer, Character, Scenario, Source
 
 from .. import exports
 from ..models import Item, Judgment, Rating, Study
+from ..results.schema import ResultsSchemaError, read_document
 from . import filters, serializers
 from .permissions import IsResearcher
 
@@ -58,6 +59,13 @@ class AnswerViewSet(ResearchViewSet):
     filterset_class = filters.AnswerFilter
 
 
+class UnreadableResults(APIException):
+    """Stored results of a schema this version cannot read, until the study is recomputed."""
+
+    status_code = 409
+    default_code = "unreadable_results"
+
+
 class StudyViewSet(ResearchViewSet):
     queryset = (
         Study.objects.select_related("reference_source")
@@ -76,7 +84,11 @@ class StudyViewSet(ResearchViewSet):
         results = getattr(study, "results", None)
         if results is None:
             raise NotFound("No results yet for this study.")
-        return Response({"computed_at": results.computed_at, **results.payload})
+        try:
+            document = read_document(results.payload)
+        except ResultsSchemaError as error:
+            raise UnreadableResults(f"{error}.") from error
+        return Response({"computed_at": results.computed_at, **document})
 
     @extend_schema(
         parameters=[

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from django.db import connection
 from psycopg import sql
 
+from ..models import COUNTED_JUDGMENT_SQL
 from .rows import FORMULA_STARTS
 
 CHUNK_BYTES = 256 * 1024
@@ -40,7 +41,7 @@ def _boolean(expression: str) -> str:
 
 _SECONDS = "trim_scale(round(j.seconds_on_task::text::numeric, 3))::text"
 
-# A diversity set is rated as a whole: its source is that of its first answer (`ds`).
+# A diversity set is rated as a whole: its source is the set's (`ds`).
 # No SQL comments in here: psql's \copy needs the statement on one line.
 LONG_SELECT = f"""
 SELECT
@@ -66,7 +67,7 @@ SELECT
     {_boolean("j.simulated")},
     {_boolean("j.excluded")},
     {_boolean("i.is_gold")},
-    {_boolean("NOT j.excluded AND NOT i.is_gold")},
+    {_boolean(COUNTED_JUDGMENT_SQL)},
     r.answer_id,
     i.character_id,
     i.scenario_id,
@@ -90,14 +91,7 @@ LEFT JOIN dialogues_source ps ON ps.id = pa.source_id
 LEFT JOIN dialogues_answer ga ON ga.id = j.human_guess_id
 LEFT JOIN dialogues_source gs ON gs.id = ga.source_id
 LEFT JOIN annotation_goldcheck gc ON gc.judgment_id = j.id
-LEFT JOIN (
-    SELECT DISTINCT ON (ia.item_id) ia.item_id, src.slug, src.kind
-    FROM annotation_itemanswer ia
-    JOIN annotation_item di ON di.id = ia.item_id AND di.kind = 'diversity'
-    JOIN dialogues_answer da ON da.id = ia.answer_id
-    JOIN dialogues_source src ON src.id = da.source_id
-    ORDER BY ia.item_id, ia.slot
-) ds ON ds.item_id = i.id
+LEFT JOIN dialogues_source ds ON ds.id = i.diversity_source_id
 WHERE {{conditions}}
 ORDER BY j.id, r.answer_id, m.position, r.id
 """

@@ -10,10 +10,10 @@ import csv
 import json
 from collections.abc import Iterator
 from datetime import UTC
-from decimal import ROUND_HALF_UP, Decimal
 
-from ..models import Metric, Rating
+from ..models import Metric, Rating, is_counted
 from ..models.common import FORMULA_STARTS
+from ..stats.arrays import seconds_value
 
 LONG_COLUMNS = [
     "study",
@@ -77,12 +77,6 @@ def neutralise(value):
     return value
 
 
-def seconds_value(seconds: float) -> float:
-    """Time on task to the millisecond, rounded half away from zero from its shortest
-    decimal form (what PostgreSQL's numeric round does, so that COPY agrees)."""
-    return float(Decimal(repr(seconds)).quantize(Decimal("0.001"), ROUND_HALF_UP)) + 0.0
-
-
 def timestamp_text(moment) -> str:
     """ISO 8601 in UTC with microseconds, always the same width."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -143,15 +137,14 @@ def _ratings(study=None, include_excluded=False):
         "judgment__item__scenario_id",
         "judgment__assignment__served_at",
         "judgment__gold_check__passed",
+        "judgment__item__diversity_source__slug",
+        "judgment__item__diversity_source__kind",
     )
 
 
 def long_rows(study=None, include_excluded=False) -> Iterator[dict]:
     """One row per rating. A diversity rating belongs to its set: source and kind come
-    from the set's answers, position is `set`."""
-    from ..models import ItemAnswer
-
-    set_source = {}
+    of the set (`Item.diversity_source`), position is `set`."""
     open_flags = open_flags_by_judgment(study)
     for (
         study_slug,
@@ -183,15 +176,11 @@ def long_rows(study=None, include_excluded=False) -> Iterator[dict]:
         scenario_id,
         served_at,
         gold_passed,
+        set_source,
+        set_source_kind,
     ) in _ratings(study, include_excluded).iterator(chunk_size=CHUNK):
         if item_kind == "diversity":
-            if item not in set_source:
-                set_source[item] = (
-                    ItemAnswer.objects.filter(item_id=item)
-                    .values_list("answer__source__slug", "answer__source__kind")
-                    .first()
-                )
-            source, kind = set_source[item]
+            source, kind = set_source, set_source_kind
             position, preference = "set", ""
         else:
             position = "left" if source_id == left_source else "right"
@@ -217,7 +206,7 @@ def long_rows(study=None, include_excluded=False) -> Iterator[dict]:
             "simulated": simulated,
             "excluded": excluded,
             "is_gold": is_gold,
-            "counted": not excluded and not is_gold,
+            "counted": is_counted(excluded=excluded, is_gold=is_gold),
             "answer": answer if answer is not None else "",
             "character_id": character_id,
             "scenario_id": scenario_id if scenario_id is not None else "",

@@ -25,6 +25,7 @@ from .studies import (
     StudyStatus,
 )
 from .work import (
+    COUNTED_JUDGMENT,
     COUNTED_JUDGMENT_SQL,
     AnswerExposure,
     Assignment,
@@ -37,9 +38,11 @@ from .work import (
     Preference,
     QualityFlag,
     Rating,
+    is_counted,
 )
 
 __all__ = [
+    "COUNTED_JUDGMENT",
     "COUNTED_JUDGMENT_SQL",
     "AnnotatorProfile",
     "AnswerExposure",
@@ -75,6 +78,7 @@ __all__ = [
     "StudyResults",
     "StudyStatus",
     "WorkerHeartbeat",
+    "is_counted",
     "localized",
     "new_token",
 ]

@@ -141,6 +141,12 @@ class Item(models.Model):
     answers = models.ManyToManyField(Answer, through="ItemAnswer", related_name="items")
     judgment_count = models.PositiveSmallIntegerField(default=0)
     is_gold = models.BooleanField(default=False)
+    # A diversity set is rated as a whole and belongs to the one source all its answers
+    # come from; said here once, so that results, exports and progress need not find it
+    # through the answers. Empty for a pair, whose two answers each have their source.
+    diversity_source = models.ForeignKey(
+        Source, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     class Meta:
         indexes = [models.Index(fields=["study", "character", "judgment_count"])]

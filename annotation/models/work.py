@@ -79,14 +79,21 @@ class HumanGuess(models.TextChoices):
 
 # A counted judgment is one the results are computed from: not excluded by staff and not
 # on a gold (attention-check) item, whose answers are known in advance. Results,
-# per-annotator figures and the export manifest all count with this one definition; the
-# SQL form is for the raw queries that join judgments as `j` and items as `i`.
+# per-annotator figures, the exports' `counted` column and the export manifest all count
+# with this one definition, written here in the three forms its readers need (a test
+# holds them equal): the ORM's, SQL's for the raw queries that join judgments as `j` and
+# items as `i`, and Python's for a row already read.
+COUNTED_JUDGMENT = models.Q(excluded=False, item__is_gold=False)
 COUNTED_JUDGMENT_SQL = "NOT j.excluded AND NOT i.is_gold"
+
+
+def is_counted(*, excluded: bool, is_gold: bool) -> bool:
+    return not excluded and not is_gold
 
 
 class JudgmentQuerySet(models.QuerySet):
     def counted(self):
-        return self.filter(excluded=False, item__is_gold=False)
+        return self.filter(COUNTED_JUDGMENT)
 
 
 class Judgment(models.Model):

@@ -1,6 +1,6 @@
 """The staff's annotator directory and one annotator's record."""
 
-import statistics
+import logging
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
@@ -23,6 +23,10 @@ from ..models import (
     StudyMembership,
     StudyResults,
 )
+from ..results.annotators import annotator_work
+from ..results.schema import ResultsSchemaError, read_annotators
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -73,28 +77,23 @@ def annotator_rows(profiles) -> list[AnnotatorRow]:
     ):
         rows[user_id].judgments_all += n
         seen_studies[user_id].add(study_id)
-    for user_id, n in judged.counted().values_list("annotator_id").annotate(n=Count("pk")):
-        rows[user_id].judgments = n
     for user_id, study_id in StudyMembership.objects.filter(annotator_id__in=user_ids).values_list(
         "annotator_id", "study_id"
     ):
         seen_studies[user_id].add(study_id)
-    seconds = {user_id: [] for user_id in user_ids}
-    for user_id, taken in judged.counted().values_list("annotator_id", "seconds_on_task"):
-        seconds[user_id].append(taken)
-    for user_id, n in (
-        QualityFlag.objects.filter(annotator_id__in=user_ids, resolved_at__isnull=True)
-        .values_list("annotator_id")
-        .annotate(n=Count("pk"))
-    ):
-        rows[user_id].open_flags = n
+    # The same figures, from the same function, as the results' per-annotator part.
+    work = annotator_work(
+        judged, QualityFlag.objects.filter(annotator_id__in=user_ids, resolved_at__isnull=True)
+    )
+    for user_id, figures in work.items():
+        rows[user_id].judgments = figures.judgments
+        rows[user_id].median_seconds = figures.median_seconds
+        rows[user_id].open_flags = figures.open_flags
     distances = _distances_by_pseudonym({p.pseudonym for p in profiles})
     for user_id, row in rows.items():
         row.studies = sorted(
             (studies[pk] for pk in seen_studies[user_id] if pk in studies), key=lambda s: s.name
         )
-        if seconds[user_id]:
-            row.median_seconds = statistics.median(seconds[user_id])
         row.mean_distance = distances.get(row.profile.pseudonym)
     return [rows[p.user_id] for p in profiles]
 
@@ -104,8 +103,16 @@ def _distances_by_pseudonym(pseudonyms: set[str]) -> dict[str, float]:
     latest results, weighted by the ratings compared (what the workers computed)."""
     totals: dict[str, list[float]] = {}
     # Only the annotators' part of each results document, not the leaderboards.
-    for annotators in StudyResults.objects.values_list("payload__annotators", flat=True):
-        for pseudonym, figures in (annotators or {}).items():
+    parts = StudyResults.objects.values_list(
+        "study_id", "payload__schema_version", "payload__annotators"
+    )
+    for study_id, version, part in parts:
+        try:
+            annotators = read_annotators(version, part)
+        except ResultsSchemaError:
+            logger.warning("results of study %s cannot be read", study_id, exc_info=True)
+            continue
+        for pseudonym, figures in annotators.items():
             distance, units = figures.get("mean_distance"), figures.get("units_compared") or 0
             if pseudonym in pseudonyms and distance is not None and units:
                 total = totals.setdefault(pseudonym, [0.0, 0])

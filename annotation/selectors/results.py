@@ -1,12 +1,16 @@
 """The results page: which studies have results, one study's figures as the page shows
 them, and the reader's recent export jobs."""
 
+import logging
 from dataclasses import dataclass, field
 
 from ..models import (
     ExportJob,
     Metric,
 )
+from ..results.schema import ResultsSchemaError, read_document
+
+logger = logging.getLogger(__name__)
 
 
 def studies_with_results():
@@ -59,7 +63,12 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
     results = StudyResults.objects.filter(study=study).first()
     if results is None:
         return None
-    payload = results.payload
+    try:
+        document = read_document(results.payload)
+    except ResultsSchemaError:
+        # Shown as "not computed yet": the next recompute writes a document we can read.
+        logger.warning("results of study %s cannot be read", study.pk, exc_info=True)
+        return None
     metrics = list(Metric.objects.filter(for_diversity=False).order_by("position"))
     if dimension in Dimension.values:
         metrics = [m for m in metrics if m.dimension == dimension]
@@ -72,28 +81,28 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
     ]
 
     board, agreement, has_intervals = (
-        payload.get("leaderboard", {}),
-        payload.get("agreement", {}),
+        document["leaderboard"],
+        document["agreement"],
         True,
     )
     if character:
-        board = payload.get("leaderboard_by_character", {}).get(str(character), {})
-        agreement = payload.get("agreement_by_character", {}).get(str(character), {})
-        has_intervals = "statistics" in payload
+        board = document["leaderboard_by_character"].get(str(character), {})
+        agreement = document["agreement_by_character"].get(str(character), {})
+        has_intervals = bool(document["statistics"])
     elif round_ in ("1", "2"):
-        board = payload.get("leaderboard_by_round", {}).get(round_, {})
-        agreement = payload.get("agreement_by_round", {}).get(round_, {})
+        board = document["leaderboard_by_round"].get(round_, {})
+        agreement = document["agreement_by_round"].get(round_, {})
         # Results computed before every subset got its own intervals have none.
-        has_intervals = "statistics" in payload
+        has_intervals = bool(document["statistics"])
 
-    sources = payload.get("sources", {})
+    sources = document["sources"]
     view = ResultsView(
         computed_at=results.computed_at,
         judgments=results.judgments,
         seconds=results.seconds,
         columns=columns,
         has_intervals=has_intervals,
-        statistics=payload.get("statistics", {}),
+        statistics=document["statistics"],
         filters={"character": character or "", "round": round_ or "", "dimension": dimension or ""},
         characters=list(Character.objects.filter(pk__in=study.characters.all()).order_by("pk")),
     )
@@ -112,30 +121,28 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
     diversity_metric = Metric.objects.filter(for_diversity=True).first()
     if diversity_metric and diversity_metric.slug in agreement:
         view.agreement.append((diversity_metric.label, agreement[diversity_metric.slug]))
-    for slug, per_metric in payload.get("paired_differences", {}).items():
+    for slug, per_metric in document["paired_differences"].items():
         view.paired.append(
             (slug, [Cell(**per_metric.get(m.slug, {"mean": None})) for m in metrics])
         )
     for slug, figures in sorted(
-        payload.get("preferences", {}).items(), key=lambda kv: -(kv[1]["win_rate"] or 0)
+        document["preferences"].items(), key=lambda kv: -(kv[1]["win_rate"] or 0)
     ):
         view.preferences.append((slug, figures))
     for slug, figures in sorted(
-        payload.get("bradley_terry", {}).items(), key=lambda kv: -(kv[1]["log_strength"] or -99)
+        document["bradley_terry"].items(), key=lambda kv: -(kv[1]["log_strength"] or -99)
     ):
         view.strengths.append((slug, figures))
     for slug, figures in sorted(
-        payload.get("diversity", {}).items(), key=lambda kv: -(kv[1]["mean"] or 0)
+        document["diversity"].items(), key=lambda kv: -(kv[1]["mean"] or 0)
     ):
         view.diversity.append((slug, Cell(**figures)))
     for slug, figures in sorted(
-        payload.get("human_guess", {}).items(), key=lambda kv: -(kv[1]["rate"] or 0)
+        document["human_guess"].items(), key=lambda kv: -(kv[1]["rate"] or 0)
     ):
         view.human_guess.append((slug, figures))
-    view.position_bias = payload.get("position_bias", {}).get("overall", {})
-    view.annotators = sorted(
-        payload.get("annotators", {}).items(), key=lambda kv: -kv[1]["judgments"]
-    )
+    view.position_bias = document["position_bias"].get("overall", {})
+    view.annotators = sorted(document["annotators"].items(), key=lambda kv: -kv[1]["judgments"])
     view.chart = {
         "metrics": [m.label for m in metrics],
         "metricKeys": [m.slug for m in metrics],

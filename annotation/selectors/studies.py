@@ -224,25 +224,21 @@ def study_progress(study: Study) -> dict:
         .annotate(**_progress_figures(overlap))
         .order_by("kind", "round")
     ]
-    slots = ItemAnswer.objects.filter(item__study=study, item__is_gold=False)
+    # A pair counts for the source of each of its answers; a diversity set once, for the
+    # source it names (one row per set: its first slot).
+    slots = ItemAnswer.objects.filter(item__study=study, item__is_gold=False).filter(
+        Q(item__kind=ItemKind.PAIR) | Q(slot=0)
+    )
     by_source = [
-        _row(row["answer__source__display_name"], row, overlap)
-        for row in slots.values("answer__source_id", "answer__source__display_name")
-        .annotate(
-            items=Count("item_id", distinct=True),
-            complete=Count("item_id", distinct=True, filter=Q(item__judgment_count__gte=overlap)),
-            in_progress=Count(
-                "item_id",
-                distinct=True,
-                filter=Q(item__judgment_count__gt=0, item__judgment_count__lt=overlap),
-            ),
-            # A diversity set holds several answers of one source: count its judgments once.
-            judgments=Sum(
-                Least(F("item__judgment_count"), Value(overlap)),
-                filter=Q(item__kind=ItemKind.PAIR) | Q(slot=0),
+        _row(row["source_name"], row, overlap)
+        for row in slots.values(
+            source=Coalesce("item__diversity_source_id", "answer__source_id"),
+            source_name=Coalesce(
+                "item__diversity_source__display_name", "answer__source__display_name"
             ),
         )
-        .order_by("answer__source__display_name")
+        .annotate(**_progress_figures(overlap, prefix="item__"))
+        .order_by("source_name")
     ]
     return {
         "total": total,

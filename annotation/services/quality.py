@@ -4,7 +4,6 @@ Flags and checks never change or delete ratings. Only a staff decision excludes 
 judgment from results, and every such decision is recorded with who and why.
 """
 
-import numpy as np
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -18,6 +17,8 @@ from ..models import (
     QualityFlag,
     Study,
 )
+from ..results.loading import load_ratings
+from ..stats.annotators import deviations_of
 from .annotators import annotator_pause_automatically
 from .refreshes import study_results_refresh_later
 from .text import plain_text
@@ -112,48 +113,11 @@ def pause_if_flagged(*, annotator, study: Study) -> bool:
     return annotator_pause_automatically(annotator=annotator, study=study, open_flags=open_flags)
 
 
-def agreement_deviations(units, annotators, values) -> dict[int, tuple[float, int]]:
-    """Pure: each annotator's mean absolute distance from the mean of the *other*
-    annotators on the same unit, over units rated by at least two people.
-
-    Parallel arrays: `units` (any integer key of one answer x metric within one item),
-    `annotators`, `values`. Returns {annotator: (mean distance, units compared)}.
-    """
-    units, annotators = np.asarray(units), np.asarray(annotators)
-    values = np.asarray(values, dtype=float)
-    if len(values) == 0:
-        return {}
-    _u, unit_index = np.unique(units, return_inverse=True)
-    unit_index = unit_index.ravel()
-    totals = np.bincount(unit_index, weights=values)
-    counts = np.bincount(unit_index)
-    shared = counts[unit_index] >= 2
-    others = (totals[unit_index][shared] - values[shared]) / (counts[unit_index][shared] - 1)
-    distance = np.abs(values[shared] - others)
-    ids, annotator_index = np.unique(annotators[shared], return_inverse=True)
-    annotator_index = annotator_index.ravel()
-    sums = np.bincount(annotator_index, weights=distance)
-    n = np.bincount(annotator_index)
-    return {int(a): (float(sums[i] / n[i]), int(n[i])) for i, a in enumerate(ids.tolist())}
-
-
-def deviations_of(data) -> dict[int, tuple[float, int]]:
-    """`agreement_deviations` over a study's loaded ratings (results.load_ratings); the
-    unit is one answer on one metric within one item."""
-    return agreement_deviations(
-        data["item"] * 1_000_000_000 + data["answer"] * 1000 + data["metric"],
-        data["annotator"],
-        data["value"],
-    )
-
-
 def low_agreement_flags(*, study: Study, data=None, deviations=None) -> list[QualityFlag]:
     """Flag annotators whose ratings sit far from the other annotators' on shared items.
     Idempotent: an annotator keeps at most one open low-agreement flag per study.
     `deviations` (from `deviations_of`) saves computing them again."""
     if deviations is None:
-        from .results import load_ratings
-
         deviations = deviations_of(data if data is not None else load_ratings(study))
     created = []
     for annotator_id, (distance, units) in deviations.items():

@@ -256,7 +256,8 @@ def _generate_items(study: Study) -> None:
     cells = sorted({(c, s) for c, s, _r, _src in answer_id})
     pairs = source_pairs(study.design, study.reference_source_id, compared_ids)
 
-    planned = []  # (character, scenario, round, [answer ids by slot], [exposed answer ids])
+    # (character, scenario, round, [answer ids by slot], [exposed answer ids], set's source)
+    planned = []
     for character_id, scenario_id in cells:
         for round_ in study.rounds:
             for first, second in pairs:
@@ -271,7 +272,7 @@ def _generate_items(study: Study) -> None:
                         answer_id.get((character_id, scenario_id, 1, s)) for s in (first, second)
                     ]
                     exposed += [a for a in context if a is not None]
-                planned.append((character_id, scenario_id, round_, slots, exposed))
+                planned.append((character_id, scenario_id, round_, slots, exposed, None))
 
     if study.include_diversity:
         rng = random.Random(f"diversity-{study.pk}")
@@ -279,10 +280,10 @@ def _generate_items(study: Study) -> None:
         for (character_id, _scenario_id, round_, source_id), pk in sorted(answer_id.items()):
             if round_ == 1:
                 round_1.setdefault((character_id, source_id), []).append(pk)
-        for (character_id, _source_id), ids in round_1.items():
+        for (character_id, source_id), ids in round_1.items():
             if len(ids) >= study.diversity_set_size:
                 chosen = rng.sample(ids, study.diversity_set_size)
-                planned.append((character_id, None, None, chosen, chosen))
+                planned.append((character_id, None, None, chosen, chosen, source_id))
 
     items = Item.objects.bulk_create(
         (
@@ -292,15 +293,16 @@ def _generate_items(study: Study) -> None:
                 character_id=character_id,
                 scenario_id=scenario_id,
                 round=round_,
+                diversity_source_id=set_source,
             )
-            for character_id, scenario_id, round_, _slots, _exposed in planned
+            for character_id, scenario_id, round_, _slots, _exposed, set_source in planned
         ),
         batch_size=BATCH_SIZE,
     )
     ItemAnswer.objects.bulk_create(
         (
             ItemAnswer(item=item, answer_id=answer, slot=slot)
-            for item, (_c, _s, _r, slots, _e) in zip(items, planned, strict=True)
+            for item, (_c, _s, _r, slots, _e, _src) in zip(items, planned, strict=True)
             for slot, answer in enumerate(slots)
         ),
         batch_size=BATCH_SIZE,
@@ -308,7 +310,7 @@ def _generate_items(study: Study) -> None:
     ItemExposure.objects.bulk_create(
         (
             ItemExposure(item=item, answer_id=answer)
-            for item, (_c, _s, _r, _slots, exposed) in zip(items, planned, strict=True)
+            for item, (_c, _s, _r, _slots, exposed, _src) in zip(items, planned, strict=True)
             for answer in exposed
         ),
         batch_size=BATCH_SIZE,
