@@ -32,13 +32,13 @@ from ..models import (
     StudyResults,
 )
 from ..stats.agreement import (
-    bootstrap_alpha_clustered,
     counts_from_ratings,
     icc_1k,
     krippendorff_alpha,
     patterns,
     within_one,
 )
+from ..stats.clustered import alpha_two_way
 from ..stats.estimates import bradley_terry_estimates
 from ..stats.intervals import (
     clustered_proportions,
@@ -256,8 +256,8 @@ METHODS = {
     "leaderboard": "two-way cluster-robust t interval (cells, annotators)",
     "paired_differences": "two-way cluster-robust t interval (cells, annotators)",
     "diversity": "two-way cluster-robust t interval (sets, annotators)",
-    "agreement": "percentile bootstrap resampling character x scenario cells",
-    "bradley_terry": "percentile bootstrap resampling character x scenario cells",
+    "agreement": "two-way cluster-robust t interval (cells, annotators), jackknife variances",
+    "bradley_terry": "two-way cluster-robust sandwich t interval (cells, annotators)",
     "proportions": "Wilson interval on the design-effect-adjusted sample size",
 }
 
@@ -408,14 +408,22 @@ def _agreement_tables(data, metric_by_id) -> tuple[dict, dict]:
     for column in ("character", "round"):
         unit_scope[column] = np.zeros(len(unit_ids), dtype=np.int64)
         unit_scope[column][unit] = data[column]
+    cells = _cells(data)
     unit_scope["cell"] = np.zeros(len(unit_ids), dtype=np.int64)
-    unit_scope["cell"][unit] = _cells(data)
+    unit_scope["cell"][unit] = cells
     tables = {}
+    unit_scope["ratings"] = {}  # per metric: (unit, value index, annotator, cell) per rating
     for metric_id in metric_by_id:
         mask = data["metric"] == metric_id
         if mask.any():
             tables[metric_id] = counts_from_ratings(
                 unit[mask], data["value"][mask] - 1, len(VALUES), n_units=len(unit_ids)
+            )
+            unit_scope["ratings"][metric_id] = (
+                unit[mask],
+                data["value"][mask] - 1,
+                data["annotator"][mask],
+                cells[mask],
             )
     return tables, unit_scope
 
@@ -424,7 +432,6 @@ def _agreement(tables, unit_scope, metric_by_id, rules, annotators: int, units=N
     """Per metric, over all units or the selected ones (a boolean mask over units); with
     an interval when `rules` are given and the minimum information is there."""
     out = {}
-    positions = {metric_id: i for i, metric_id in enumerate(metric_by_id)}
     for metric_id, table in tables.items():
         counts = table if units is None else table[units]
         if not counts.any():
@@ -453,15 +460,11 @@ def _agreement(tables, unit_scope, metric_by_id, rules, annotators: int, units=N
                 )
             )
             row["enough_data"] = enough
-            if enough and rules.draws:
-                cells = unit_scope["cell"] if units is None else unit_scope["cell"][units]
-                estimate = bootstrap_alpha_clustered(
-                    counts,
+            if enough and units is None:
+                estimate = alpha_two_way(
+                    *unit_scope["ratings"][metric_id],
                     VALUES,
-                    _index(cells - cells.min())[1],
                     "ordinal",
-                    draws=rules.draws,
-                    seed=rules.seed + 100 + positions[metric_id],
                     confidence=rules.confidence,
                 )
                 row["ci_low"] = _clean(estimate.ci_low)
@@ -675,10 +678,10 @@ def _preferences(rows, reference, sources, rules: Rules) -> dict:
             for source in pair:
                 guesses.append((source, guess == source, cell, annotator))
         if is_tie:
-            comparisons.append((left, right, True, cell))
+            comparisons.append((left, right, True, cell, annotator))
         elif preferred is not None:
             loser = right if preferred == left else left
-            comparisons.append((preferred, loser, False, cell))
+            comparisons.append((preferred, loser, False, cell, annotator))
             positions.append((name or "", preferred == left, cell, annotator))
 
     out = {"preferences": {}, "bradley_terry": {}, "human_guess": {}, "position_bias": {}}
@@ -719,6 +722,7 @@ def _preferences(rows, reference, sources, rules: Rules) -> dict:
             draws=rules.draws,
             seed=rules.seed + 17,
             confidence=rules.confidence,
+            annotator=[c[4] for c in comparisons],
         )
         for i, source_id in enumerate(ids.tolist()):
             status = strengths.status[i]
