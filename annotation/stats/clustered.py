@@ -34,7 +34,7 @@ from .agreement import (
 from .intervals import t_quantile, two_way_cluster_means
 
 
-def _jackknife_variance(full, without, clusters: int) -> float:
+def _jackknife_variance(without, clusters: int) -> float:
     """(G - 1) / G times the spread of the estimates with one cluster left out."""
     without = without[np.isfinite(without)]
     if clusters < 2 or len(without) < 2:
@@ -43,16 +43,29 @@ def _jackknife_variance(full, without, clusters: int) -> float:
 
 
 def _sums_by(key, matrices) -> np.ndarray:
-    """Sum of the V x V `matrices` per distinct key (distinct keys x V x V)."""
-    _ids, inverse = np.unique(key, return_inverse=True)
-    inverse = inverse.ravel()
-    flat = matrices.reshape(len(matrices), -1)
-    n_keys = int(inverse.max()) + 1
-    sums = np.stack(
-        [np.bincount(inverse, weights=flat[:, k], minlength=n_keys) for k in range(flat.shape[1])],
-        axis=1,
+    """Sum of the V x V `matrices` per distinct key (keys with a matrix x V x V): one
+    bincount over (key, entry), dense in the keys."""
+    _present, key = _dense(key)
+    entries = matrices.shape[1] * matrices.shape[2]
+    flat = np.bincount(
+        (key[:, None] * entries + np.arange(entries)).ravel(),
+        weights=matrices.reshape(len(matrices), entries).ravel(),
+        minlength=(int(key.max()) + 1) * entries,
     )
-    return sums.reshape(n_keys, *matrices.shape[1:])
+    return flat.reshape(-1, *matrices.shape[1:])
+
+
+def _dense(key) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys, 0-based index of each): a lookup table for small non-negative keys,
+    a sort otherwise."""
+    key = np.asarray(key, dtype=np.int64)
+    if len(key) and key.min() >= 0 and key.max() < 50_000_000:
+        present = np.flatnonzero(np.bincount(key))
+        lookup = np.zeros(int(key.max()) + 1, dtype=np.int64)
+        lookup[present] = np.arange(len(present))
+        return present, lookup[key]
+    present, inverse = np.unique(key, return_inverse=True)
+    return present, inverse.ravel()
 
 
 def alpha_two_way(
@@ -78,16 +91,14 @@ def alpha_two_way(
     if len(unit) == 0:
         return AlphaEstimate(nan, nan, nan, 0)
     counts = counts_from_ratings(unit, value_index, size)
-    per_unit = counts.sum(axis=1)
-    pairable = per_unit[unit] >= 2
+    pairable = counts.sum(axis=1)[unit] >= 2
     unit, value_index, annotator, cell = (a[pairable] for a in (unit, value_index, annotator, cell))
-    n_units = int((per_unit >= 2).sum())
-    if n_units == 0:
+    if len(unit) == 0:
         return AlphaEstimate(nan, nan, nan, 0)
     # Each unit's coincidences, (n n^T - diag n) / (m - 1), and the whole study's.
-    unit_ids, unit = np.unique(unit, return_inverse=True)
-    unit = unit.ravel()
+    unit_ids, unit = _dense(unit)
     counts = counts[unit_ids]
+    n_units = len(counts)
     per_unit_coincidences = _pattern_coincidences(counts)
     coincidences = per_unit_coincidences.sum(axis=0)
     alpha = float(alpha_batch(coincidences[None], values, level)[0])
@@ -98,25 +109,26 @@ def alpha_two_way(
     # those of the unit without it (none if one rating would remain).
     rest = counts[unit] - np.eye(size, dtype=counts.dtype)[value_index]
     m_rest = rest.sum(axis=1).astype(float)
-    without = rest[:, :, None] * rest[:, None, :] - np.einsum("rc,cd->rcd", rest, np.eye(size))
+    without = (rest[:, :, None] * rest[:, None, :]).astype(float)
+    diagonal = np.arange(size)
+    without[:, diagonal, diagonal] -= rest
     with np.errstate(invalid="ignore", divide="ignore"):
-        without = np.where(m_rest[:, None, None] >= 2, without / (m_rest - 1)[:, None, None], 0.0)
-    removed = per_unit_coincidences[unit] - without
+        scale = np.where(m_rest >= 2, 1 / (m_rest - 1), 0.0)
+    removed = per_unit_coincidences[unit] - without * scale[:, None, None]
 
-    cell_of_unit = np.zeros(len(counts), dtype=np.int64)
+    _cell_ids, cell = _dense(cell)
+    cell_of_unit = np.zeros(n_units, dtype=np.int64)
     cell_of_unit[unit] = cell
+    _annotator_ids, annotator = _dense(annotator)
     n_annotators = int(annotator.max()) + 1
     # A unit belongs to one cell: leaving a cell out removes its units whole.
     by_cell = _sums_by(cell_of_unit, per_unit_coincidences)
     by_annotator = _sums_by(annotator, removed)
     by_both = _sums_by(cell * n_annotators + annotator, removed)
-    variances = [
-        _jackknife_variance(
-            alpha, alpha_batch(coincidences - left_out, values, level), len(left_out)
-        )
+    v_c, v_a, v_ca = (
+        _jackknife_variance(alpha_batch(coincidences - left_out, values, level), len(left_out))
         for left_out in (by_cell, by_annotator, by_both)
-    ]
-    v_c, v_a, v_ca = variances
+    )
     variance = v_c + v_a - v_ca
     if not variance > 0:
         # As for means: the larger one-way variance when the difference is not positive.
