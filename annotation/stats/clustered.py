@@ -55,6 +55,17 @@ def _sums_by(key, matrices) -> np.ndarray:
     return flat.reshape(-1, *matrices.shape[1:])
 
 
+def _sums_of_kinds(cluster, kind, table) -> np.ndarray:
+    """Per cluster (0-based, dense), the sum of `table[kind]` over its members: a count
+    of each kind per cluster times the table, unless that count table would be large."""
+    n_clusters, n_kinds = int(cluster.max()) + 1, len(table)
+    if n_clusters * n_kinds > 16_000_000:
+        return _sums_by(cluster, table[kind])
+    tally = np.bincount(cluster * n_kinds + kind, minlength=n_clusters * n_kinds)
+    sums = tally.reshape(n_clusters, n_kinds).astype(float) @ table.reshape(n_kinds, -1)
+    return sums.reshape(n_clusters, *table.shape[1:])
+
+
 def _dense(key) -> tuple[np.ndarray, np.ndarray]:
     """(distinct keys, 0-based index of each): a lookup table for small non-negative keys,
     a sort otherwise."""
@@ -95,36 +106,45 @@ def alpha_two_way(
     unit, value_index, annotator, cell = (a[pairable] for a in (unit, value_index, annotator, cell))
     if len(unit) == 0:
         return AlphaEstimate(nan, nan, nan, 0)
-    # Each unit's coincidences, (n n^T - diag n) / (m - 1), and the whole study's.
+    # Units with the same value counts contribute the same, and a rating's share depends
+    # only on its unit's counts and its value: a few dozen kinds, computed once each.
     unit_ids, unit = _dense(unit)
     counts = counts[unit_ids]
     n_units = len(counts)
-    per_unit_coincidences = _pattern_coincidences(counts)
-    coincidences = per_unit_coincidences.sum(axis=0)
+    base = int(counts.max()) + 1
+    _codes, kind_of_unit = _dense(counts @ base ** np.arange(size, dtype=np.int64))
+    kinds = np.zeros((int(kind_of_unit.max()) + 1, size), dtype=counts.dtype)
+    kinds[kind_of_unit] = counts
+    kind_coincidences = _pattern_coincidences(kinds)
+    coincidences = np.tensordot(
+        np.bincount(kind_of_unit, minlength=len(kinds)), kind_coincidences, axes=1
+    )
     alpha = float(alpha_batch(coincidences[None], values, level)[0])
     if not np.isfinite(alpha):
         return AlphaEstimate(alpha, nan, nan, n_units)
 
-    # What each rating takes away when it is left out: its unit's coincidences minus
-    # those of the unit without it (none if one rating would remain).
-    rest = counts[unit] - np.eye(size, dtype=counts.dtype)[value_index]
+    # What a rating takes away when it is left out: its unit's coincidences minus those
+    # of the unit without it (none if one rating would remain), per (kind, value).
+    rest = (kinds[:, None, :] - np.eye(size, dtype=kinds.dtype)[None, :, :]).reshape(-1, size)
     m_rest = rest.sum(axis=1).astype(float)
     without = (rest[:, :, None] * rest[:, None, :]).astype(float)
     diagonal = np.arange(size)
     without[:, diagonal, diagonal] -= rest
     with np.errstate(invalid="ignore", divide="ignore"):
         scale = np.where(m_rest >= 2, 1 / (m_rest - 1), 0.0)
-    removed = per_unit_coincidences[unit] - without * scale[:, None, None]
+    taken = np.repeat(kind_coincidences, size, axis=0) - without * scale[:, None, None]
+    # Only the (kind, value) pairs that occur.
+    present, rating_kind = _dense(kind_of_unit[unit] * size + value_index)
+    taken = taken[present]
 
-    _cell_ids, cell = _dense(cell)
     cell_of_unit = np.zeros(n_units, dtype=np.int64)
     cell_of_unit[unit] = cell
     _annotator_ids, annotator = _dense(annotator)
     n_annotators = int(annotator.max()) + 1
     # A unit belongs to one cell: leaving a cell out removes its units whole.
-    by_cell = _sums_by(cell_of_unit, per_unit_coincidences)
-    by_annotator = _sums_by(annotator, removed)
-    by_both = _sums_by(cell * n_annotators + annotator, removed)
+    by_cell = _sums_of_kinds(cell_of_unit, kind_of_unit, kind_coincidences)
+    by_annotator = _sums_of_kinds(annotator, rating_kind, taken)
+    by_both = _sums_of_kinds(_dense(cell * n_annotators + annotator)[1], rating_kind, taken)
     v_c, v_a, v_ca = (
         _jackknife_variance(alpha_batch(coincidences - left_out, values, level), len(left_out))
         for left_out in (by_cell, by_annotator, by_both)
