@@ -362,7 +362,8 @@ def bradley_terry_estimates(
     # A draw where a source is separated or did not play has no finite strength for it.
     games = (boot_wins + np.swapaxes(boot_wins, 1, 2)).sum(axis=2)
     unusable = separated_sources(boot_wins) | (games <= 0)
-    fitted = bradley_terry_batch(boot_wins)
+    # The draws' own fits are needed only for percentile intervals.
+    fitted = bradley_terry_batch(boot_wins) if annotator is None else None
     tail = (1 - confidence) / 2
     if annotator is not None:
         position = np.full(n_sources, -1)
@@ -383,6 +384,7 @@ def bradley_terry_estimates(
         if annotator is not None:
             low[s], high[s] = sandwich.ci_low[j], sandwich.ci_high[j]
             continue
+        assert fitted is not None
         column = fitted[~unusable[:, j], j]
         low[s], high[s] = np.percentile(column, [tail * 100, 100 - tail * 100])
     return StrengthEstimates(estimate, low, high, status)
