@@ -124,3 +124,19 @@ def test_two_way_alpha_of_one_annotator_pair_in_one_cell_has_no_interval():
         krippendorff_alpha(counts_from_ratings(unit, value, 5), VALUES), abs=1e-12
     )
     assert np.isnan(estimate.ci_low) and np.isnan(estimate.ci_high)
+
+
+def test_two_way_alpha_takes_any_integers_as_cells_and_annotators():
+    """Cells come as character x 1000 + scenario, or minus the item for a diversity set;
+    annotators as user ids: only which ratings share one matters."""
+    rng = np.random.default_rng(6)
+    unit, value, annotator, cell = rated_pairs(rng, cells=30, annotators=12, leniency=0.5)
+    plain = alpha_two_way(unit, value, annotator, cell, VALUES)
+    renamed = alpha_two_way(
+        unit, value, annotator * 7 + 1000, np.where(cell % 2, cell * 1000 + 5, -cell - 1), VALUES
+    )
+
+    assert np.isfinite(plain.ci_low)
+    assert (renamed.alpha, renamed.ci_low, renamed.ci_high) == pytest.approx(
+        (plain.alpha, plain.ci_low, plain.ci_high), abs=1e-12
+    )

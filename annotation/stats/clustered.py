@@ -66,6 +66,26 @@ def _sums_of_kinds(cluster, kind, table) -> np.ndarray:
     return sums.reshape(n_clusters, *table.shape[1:])
 
 
+# A random 64-bit number per kind of member: a cluster's sum of them names its mix of
+# kinds (a collision is a 1 in 2^64 event), so that alpha is recomputed once per mix.
+_KIND_HASH = np.random.default_rng(20251123).integers(0, 2**63, size=4096, dtype=np.int64)
+
+
+def _left_out_alphas(cluster, kind, table, coincidences, values, level) -> np.ndarray:
+    """Alpha with each cluster's members left out, one per cluster (0-based, dense).
+    Clusters with the same mix of kinds leave the same alpha, and most share a mix."""
+    n_clusters = int(cluster.max()) + 1
+    mix = np.zeros(n_clusters, dtype=np.int64)
+    with np.errstate(over="ignore"):
+        np.add.at(mix, cluster, _KIND_HASH[kind % len(_KIND_HASH)] + kind)
+    _mixes, first, which = np.unique(mix, return_index=True, return_inverse=True)
+    representative = np.full(n_clusters, -1)
+    representative[first] = np.arange(len(first))
+    members = representative[cluster] >= 0
+    sums = _sums_of_kinds(representative[cluster[members]], kind[members], table)
+    return alpha_batch(coincidences - sums, values, level)[which.ravel()]
+
+
 def _dense(key) -> tuple[np.ndarray, np.ndarray]:
     """(distinct keys, 0-based index of each): a lookup table for small non-negative keys,
     a sort otherwise."""
@@ -137,23 +157,29 @@ def alpha_two_way(
     present, rating_kind = _dense(kind_of_unit[unit] * size + value_index)
     taken = taken[present]
 
+    _cell_ids, cell = _dense(cell)
+    n_cells = int(cell.max()) + 1
     cell_of_unit = np.zeros(n_units, dtype=np.int64)
     cell_of_unit[unit] = cell
     _annotator_ids, annotator = _dense(annotator)
     n_annotators = int(annotator.max()) + 1
+    _pairs, both = _dense(cell * n_annotators + annotator)
     # A unit belongs to one cell: leaving a cell out removes its units whole.
-    by_cell = _sums_of_kinds(cell_of_unit, kind_of_unit, kind_coincidences)
-    by_annotator = _sums_of_kinds(annotator, rating_kind, taken)
-    by_both = _sums_of_kinds(_dense(cell * n_annotators + annotator)[1], rating_kind, taken)
     v_c, v_a, v_ca = (
-        _jackknife_variance(alpha_batch(coincidences - left_out, values, level), len(left_out))
-        for left_out in (by_cell, by_annotator, by_both)
+        _jackknife_variance(
+            _left_out_alphas(members, kind, table, coincidences, values, level), len_clusters
+        )
+        for members, kind, table, len_clusters in (
+            (cell_of_unit, kind_of_unit, kind_coincidences, n_cells),
+            (annotator, rating_kind, taken, n_annotators),
+            (both, rating_kind, taken, int(both.max()) + 1),
+        )
     )
     variance = v_c + v_a - v_ca
     if not variance > 0:
         # As for means: the larger one-way variance when the difference is not positive.
         variance = np.fmax(v_c, v_a)
-    t = float(t_quantile(min(len(by_cell), len(by_annotator)) - 1, confidence))
+    t = float(t_quantile(min(n_cells, n_annotators) - 1, confidence))
     half = t * float(np.sqrt(variance))
     if not np.isfinite(half):
         return AlphaEstimate(alpha, nan, nan, n_units)
