@@ -802,8 +802,7 @@ def _annotator_quality(study, deviations) -> dict:
     judgments = Judgment.objects.filter(item__study=study)
     seconds = defaultdict(list)
     for annotator_id, taken in judgments.counted().values_list("annotator_id", "seconds_on_task"):
-        # To the millisecond, as the export has it, so that the median can be rebuilt.
-        seconds[annotator_id].append(seconds_value(taken))
+        seconds[annotator_id].append(taken)
     excluded = dict(
         judgments.filter(excluded=True).values_list("annotator_id").annotate(n=Count("pk"))
     )
@@ -828,9 +827,18 @@ def _annotator_quality(study, deviations) -> dict:
             "gold_passed": gold[annotator_id][0],
             "gold_checked": gold[annotator_id][1],
             "open_flags": flags.get(annotator_id, 0),
-            "median_seconds": _clean(float(np.median(seconds[annotator_id])))
+            "median_seconds": _median_to_the_millisecond(seconds[annotator_id])
             if seconds[annotator_id]
             else None,
         }
         for annotator_id in sorted(annotators)
     }
+
+
+def _median_to_the_millisecond(seconds: list) -> float | None:
+    """The median of the times rounded to the millisecond, as the export has them, so
+    that it can be rebuilt. Rounding keeps the order, so only the middle one or two
+    need rounding."""
+    ordered = sorted(seconds)
+    middle = ordered[(len(ordered) - 1) // 2 : len(ordered) // 2 + 1]
+    return _clean(float(np.median([seconds_value(s) for s in middle])))
