@@ -12,8 +12,9 @@ from .exports.snapshot import judgment_counts
 from .models import Judgment, StudyResults
 
 # Changes whenever the wording changes, so that a pasted paragraph can be traced to it
-# (2: the bootstraps' limitation is stated).
-METHODS_VERSION = "chatanime-methods/2"
+# (2: the bootstraps' limitation is stated; 3: alpha and Bradley-Terry intervals are
+# two-way clustered, the draws only screen for near separation).
+METHODS_VERSION = "chatanime-methods/3"
 LANGUAGES = ("zh", "en")
 
 
@@ -131,11 +132,14 @@ def _EN(f: MethodsFacts) -> str:
         "differences use two-way cluster-robust standard errors (Cameron, Gelbach and Miller "
         "2011) clustered by character x scenario cell and by annotator, with Student's t on "
         "min(cells, annotators) - 1 degrees of freedom; proportions use Wilson intervals on "
-        "the design-effect-adjusted sample size; alpha and Bradley-Terry strengths use "
-        f"percentile bootstraps resampling cells ({f.draws} draws, seed {f.seed}). "
-        "Limitation: these bootstraps resample cells but not annotators, so their intervals "
-        "leave out the uncertainty of which annotators took part and may be too narrow. "
-        "No interval "
+        "the design-effect-adjusted sample size. Alpha and Bradley-Terry strengths use the "
+        "same two-way variance (cell + annotator - cell x annotator terms) and t "
+        "quantiles: for alpha each term is a delete-one-cluster jackknife variance (leaving "
+        "out one cell, one annotator, or one annotator's ratings in one cell), for "
+        "Bradley-Terry a cluster-robust sandwich variance. A Bradley-Terry strength gets no "
+        "interval (near separation) when its source won or lost every comparison in more "
+        f"than {_percent((1 - f.confidence) / 2)} of {f.draws} bootstrap resamples of cells "
+        f"(seed {f.seed}). No interval "
         f"is given for an estimate based on fewer than {f.min_judgments} judgments or "
         f"{f.min_annotators} annotators.\n"
         f"Software. ChatAnime evaluation platform {f.revision}; results computed "
@@ -172,10 +176,12 @@ def _ZH(f: MethodsFacts) -> str:
         f"{separation}\n"
         f"区间：所有区间均为 {_percent(f.confidence)} 区间。均值和配对差值采用按角色×场景单元和标注者"
         "双向聚类的稳健标准误（Cameron、Gelbach 和 Miller，2011），t 分布自由度为 min(单元数, 标注者数) - 1；"
-        "比例采用基于设计效应调整样本量的 Wilson 区间；alpha 和 Bradley-Terry 强度采用按单元重抽样的"
-        f"百分位自助法（{f.draws} 次抽样，种子 {f.seed}）。"
-        "局限：这两种自助法只对单元重抽样，不对标注者重抽样，因此其区间未计入参与标注者的不同带来的"
-        f"不确定性，可能偏窄。少于 {f.min_judgments} 条评判或"
+        "比例采用基于设计效应调整样本量的 Wilson 区间。alpha 和 Bradley-Terry 强度采用同样的双向方差"
+        "（单元项 + 标注者项 - 单元×标注者项）和 t 分位数：alpha 的各项为逐一删除聚类（一个单元、一名标注者"
+        "或一名标注者在一个单元内的评分）的刀切法方差，Bradley-Terry 的各项为聚类稳健三明治方差。"
+        f"若某来源在 {f.draws} 次按单元重抽样的自助样本（种子 {f.seed}）中超过 "
+        f"{_percent((1 - f.confidence) / 2)} 全胜或全负（近似分离），其强度不给出区间。"
+        f"少于 {f.min_judgments} 条评判或"
         f"{f.min_annotators} 名标注者的估计不给出区间。\n"
         f"软件：ChatAnime 评测平台 {f.revision}；结果计算于 {f.computed_at}；"
         f"方法文本版本 {METHODS_VERSION}。"

@@ -7,11 +7,11 @@ same inputs the workers build from the database, and the same pure statistics tu
 them into figures. The report gives, per figure family, the largest difference between
 the published and the rebuilt figures, separately for points and interval bounds.
 
-Points must agree to rounding (1e-6). Interval bounds from closed forms (means, paired
-differences, proportions) agree exactly as well; bootstrap bounds (agreement,
-Bradley-Terry) are drawn with the same seed, but the snapshot numbers sources in
-another order than the database does, so Bradley-Terry bounds agree within Monte Carlo
-error only.
+Points must agree to rounding (1e-6), and so must interval bounds: every interval is a
+closed form (two-way cluster-robust by cell and annotator; for alpha with jackknife
+variances, for Bradley-Terry a sandwich), which does not depend on the order in which
+the snapshot numbers sources and annotators. The only draws left, the cell bootstrap that
+screens Bradley-Terry strengths for near separation, decide a status, not a bound.
 """
 
 import json

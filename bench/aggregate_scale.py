@@ -13,6 +13,7 @@ rounds: 24,000 pairs) with 3 synthetic judgments per pair from 180 simulated ann
 - checks that the recovered source ranking equals the true one.
 
     .venv/bin/python bench/aggregate_scale.py [--runs 3] [--keep] [--reuse]
+    BENCH_SCALE_DATABASE=chatanime_bench_scale_mine .venv/bin/python bench/aggregate_scale.py ...
 """
 
 import argparse
@@ -32,7 +33,8 @@ from bench import report  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "chatanime"
 SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-DATABASE = "chatanime_bench_scale"
+# Its own name per engineer on a shared server (BENCH_SCALE_DATABASE), so runs do not collide.
+DATABASE = os.environ.get("BENCH_SCALE_DATABASE", "chatanime_bench_scale")
 ANNOTATORS = 180
 
 

@@ -133,12 +133,16 @@ def test_the_methods_paragraph_states_the_shown_numbers(client, small_study, res
     statistics = payload["statistics"]
     assert f"The analysis uses {payload['judgments']} judgment(s)" in page
     assert "1 judgment(s) were excluded by study staff" in page
-    assert f"{statistics['bootstrap_draws']} draws, seed {statistics['seed']}" in page
+    assert (
+        f"{statistics['bootstrap_draws']} bootstrap resamples of cells (seed {statistics['seed']})"
+        in page
+    )
     assert "分析使用 " in page and f"{payload['judgments']} 条评判" in page
-    assert "chatanime-methods/2" in page
-    # What the bootstraps leave out is said where the paragraph is pasted from.
-    assert "these bootstraps resample cells but not annotators" in page
-    assert "不对标注者重抽样" in page
+    assert "chatanime-methods/3" in page
+    # What each interval resamples or clusters is said where the paragraph is pasted from.
+    assert "delete-one-cluster jackknife variance (leaving out one cell, one annotator" in page
+    assert "Bradley-Terry a cluster-robust sandwich variance" in page
+    assert "逐一删除聚类" in page and "三明治方差" in page
 
 
 def test_aggregate_prints_the_methods_paragraph(small_study):

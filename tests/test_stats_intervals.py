@@ -256,3 +256,18 @@ def test_the_dense_and_the_sorted_sums_agree(monkeypatch):
 
     assert np.allclose(dense.ci_low, sorted_.ci_low) and np.allclose(dense.ci_high, sorted_.ci_high)
     assert (dense.cells == sorted_.cells).all() and (dense.annotators == sorted_.annotators).all()
+
+
+def test_the_sliced_dense_sums_agree_with_one_dense_table(monkeypatch):
+    from annotation.stats import intervals
+
+    rng = np.random.default_rng(12)
+    values, cell, annotator = crossed_design(rng)
+    group = rng.integers(0, 4, len(values))
+    whole = two_way_cluster_means(values, group, cell, annotator, 4)
+    # Room for one group at a time: four slices of the (group, cluster) table.
+    monkeypatch.setattr(intervals, "DENSE_KEYS", 200)
+    sliced = two_way_cluster_means(values, group, cell, annotator, 4)
+
+    assert np.allclose(whole.ci_low, sliced.ci_low) and np.allclose(whole.ci_high, sliced.ci_high)
+    assert (whole.cells == sliced.cells).all() and (whole.annotators == sliced.annotators).all()

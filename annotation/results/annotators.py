@@ -9,7 +9,7 @@ from django.db.models import Count
 
 from ..models import AnnotatorProfile, GoldCheck, Judgment, QualityFlag, Study
 from ..stats.annotators import median_seconds
-from ..stats.arrays import clean, seconds_value
+from ..stats.arrays import clean
 from .schema import AnnotatorFigures
 
 
@@ -30,8 +30,7 @@ def annotator_work(judgments, open_flags) -> dict[int, AnnotatorWork]:
     (three queries). Annotators with no judgment and no flag there are absent."""
     seconds: dict[int, list[float]] = defaultdict(list)
     for annotator_id, taken in judgments.counted().values_list("annotator_id", "seconds_on_task"):
-        # To the millisecond, as the export has it, so that the median can be rebuilt.
-        seconds[annotator_id].append(seconds_value(taken))
+        seconds[annotator_id].append(taken)
     excluded = dict(
         judgments.filter(excluded=True).values_list("annotator_id").annotate(n=Count("pk"))
     )

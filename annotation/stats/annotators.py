@@ -3,7 +3,7 @@ the results and the staff pages show for an annotator, from plain numbers."""
 
 import numpy as np
 
-from .arrays import clean
+from .arrays import clean, seconds_value
 
 
 def agreement_deviations(units, annotators, values) -> dict[int, tuple[float, int]]:
@@ -42,5 +42,11 @@ def deviations_of(data) -> dict[int, tuple[float, int]]:
 
 
 def median_seconds(seconds) -> float | None:
-    """Median time on task, None without judgments."""
-    return clean(float(np.median(seconds))) if len(seconds) else None
+    """Median time on task of the times rounded to the millisecond, as the export has
+    them, so that it can be rebuilt; None without judgments. Rounding keeps the order, so
+    only the middle one or two times need rounding."""
+    if not len(seconds):
+        return None
+    ordered = sorted(seconds)
+    middle = ordered[(len(ordered) - 1) // 2 : len(ordered) // 2 + 1]
+    return clean(float(np.median([seconds_value(s) for s in middle])))

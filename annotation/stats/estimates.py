@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .clustered import bradley_terry_two_way
+
 
 @dataclass
 class GroupEstimates:
@@ -292,11 +294,18 @@ def bradley_terry_estimates(
     draws: int = 2000,
     seed: int = 0,
     confidence: float = 0.95,
+    annotator=None,
 ) -> StrengthEstimates:
-    """Log-strengths with cluster-bootstrap percentile intervals, for the sources whose
-    strength the data can estimate. Separated sources are left out of the fit one at a
-    time until none is left (dropping one can separate another), so the remaining
-    strengths are relative to each other and not to a prior-driven value."""
+    """Log-strengths with intervals, for the sources whose strength the data can
+    estimate. Separated sources are left out of the fit one at a time until none is left
+    (dropping one can separate another), so the remaining strengths are relative to each
+    other and not to a prior-driven value.
+
+    The draws resample clusters (cells); a source separated in more than the interval's
+    tail share of them is near separation. Without `annotator` the intervals are the
+    draws' percentiles; with each comparison's annotator they are two-way (cells,
+    annotators) cluster-robust sandwich intervals (`clustered.bradley_terry_two_way`),
+    which the percentiles understate when annotators differ in taste."""
     winner, loser, cluster = (np.asarray(a, dtype=np.int64) for a in (winner, loser, cluster))
     tie = np.asarray(tie, dtype=bool)
     forward = winner * n_sources + loser
@@ -353,12 +362,29 @@ def bradley_terry_estimates(
     # A draw where a source is separated or did not play has no finite strength for it.
     games = (boot_wins + np.swapaxes(boot_wins, 1, 2)).sum(axis=2)
     unusable = separated_sources(boot_wins) | (games <= 0)
-    fitted = bradley_terry_batch(boot_wins)
+    # The draws' own fits are needed only for percentile intervals.
+    fitted = bradley_terry_batch(boot_wins) if annotator is None else None
     tail = (1 - confidence) / 2
+    if annotator is not None:
+        position = np.full(n_sources, -1)
+        position[index] = np.arange(len(index))
+        sandwich = bradley_terry_two_way(
+            estimate[index],
+            position[winner[keep]],
+            position[loser[keep]],
+            tie[keep],
+            cluster[keep],
+            np.asarray(annotator, dtype=np.int64)[keep],
+            confidence=confidence,
+        )
     for j, s in enumerate(index):
         if unusable[:, j].mean() > tail:
             status[s] = "near_separation"
             continue
+        if annotator is not None:
+            low[s], high[s] = sandwich.ci_low[j], sandwich.ci_high[j]
+            continue
+        assert fitted is not None
         column = fitted[~unusable[:, j], j]
         low[s], high[s] = np.percentile(column, [tail * 100, 100 - tail * 100])
     return StrengthEstimates(estimate, low, high, status)

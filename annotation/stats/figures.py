@@ -5,7 +5,6 @@ metric, leaderboards, diversity and paired differences, each with its interval."
 import numpy as np
 
 from .agreement import (
-    bootstrap_alpha_clustered,
     counts_from_ratings,
     icc_1k,
     krippendorff_alpha,
@@ -13,6 +12,7 @@ from .agreement import (
     within_one,
 )
 from .arrays import VALUES, cells_of, clean, index_of, subset
+from .clustered import alpha_two_way
 from .intervals import enough_information, two_way_cluster_means
 from .rules import Rules
 
@@ -22,18 +22,26 @@ def agreement_tables(data, metric_by_id) -> tuple[dict, dict]:
     character, round and cell. The unit is one answer within one item (for diversity,
     the item); a unit's row is all zeros for a metric it has no ratings on."""
     unit_ids, unit = index_of(data["item"] * 1_000_000_000 + data["answer"])
-    unit_scope = {}
+    unit_scope: dict = {}
     for column in ("character", "round"):
         unit_scope[column] = np.zeros(len(unit_ids), dtype=np.int64)
         unit_scope[column][unit] = data[column]
+    cells = cells_of(data)
     unit_scope["cell"] = np.zeros(len(unit_ids), dtype=np.int64)
-    unit_scope["cell"][unit] = cells_of(data)
+    unit_scope["cell"][unit] = cells
     tables = {}
+    unit_scope["ratings"] = {}  # per metric: (unit, value index, annotator, cell) per rating
     for metric_id in metric_by_id:
         mask = data["metric"] == metric_id
         if mask.any():
             tables[metric_id] = counts_from_ratings(
                 unit[mask], data["value"][mask] - 1, len(VALUES), n_units=len(unit_ids)
+            )
+            unit_scope["ratings"][metric_id] = (
+                unit[mask],
+                data["value"][mask] - 1,
+                data["annotator"][mask],
+                cells[mask],
             )
     return tables, unit_scope
 
@@ -42,7 +50,6 @@ def agreement(tables, unit_scope, metric_by_id, rules, annotators: int, units=No
     """Per metric, over all units or the selected ones (a boolean mask over units); with
     an interval when `rules` are given and the minimum information is there."""
     out = {}
-    positions = {metric_id: i for i, metric_id in enumerate(metric_by_id)}
     for metric_id, table in tables.items():
         counts = table if units is None else table[units]
         if not counts.any():
@@ -71,15 +78,15 @@ def agreement(tables, unit_scope, metric_by_id, rules, annotators: int, units=No
                 )
             )
             row["enough_data"] = enough
-            if enough and rules.draws:
-                cells = unit_scope["cell"] if units is None else unit_scope["cell"][units]
-                estimate = bootstrap_alpha_clustered(
-                    counts,
+            if enough and units is None:
+                unit, value_index, annotator, cell = unit_scope["ratings"][metric_id]
+                estimate = alpha_two_way(
+                    unit,
+                    value_index,
+                    annotator,
+                    cell,
                     VALUES,
-                    index_of(cells - cells.min())[1],
                     "ordinal",
-                    draws=rules.draws,
-                    seed=rules.seed + 100 + positions[metric_id],
                     confidence=rules.confidence,
                 )
                 row["ci_low"] = clean(estimate.ci_low)

@@ -71,23 +71,52 @@ class ClusteredMeans:
     standard_error: np.ndarray
 
 
-# Up to this many (group, cluster) keys, sums per key are a dense bincount.
+# Up to this many (group, cluster) keys, sums per key are a dense bincount; beyond it,
+# groups are taken a slice at a time, up to this many slices, and then keys are sorted.
 DENSE_KEYS = 4_000_000
+DENSE_SLICES = 16
+
+
+def _compact(cluster) -> np.ndarray:
+    """0-based indices of the distinct clusters that occur (a lookup table, no sort, for
+    ids of a reasonable size), so that absent ids take no room in a dense table."""
+    if len(cluster) == 0 or cluster.min() < 0 or cluster.max() >= 50_000_000:
+        return np.unique(cluster, return_inverse=True)[1].ravel()
+    present = np.bincount(cluster) > 0
+    lookup = np.cumsum(present) - 1
+    return lookup[cluster]
+
+
+def _dense_squares(group, cluster, residuals, n_groups, n_clusters):
+    sums = np.bincount(
+        group * n_clusters + cluster, weights=residuals, minlength=n_groups * n_clusters
+    )
+    present = np.bincount(group * n_clusters + cluster, minlength=n_groups * n_clusters) > 0
+    return (
+        (sums**2).reshape(n_groups, n_clusters).sum(axis=1),
+        present.reshape(n_groups, n_clusters).sum(axis=1),
+    )
 
 
 def _cluster_squares(group, cluster, residuals, n_groups):
     """Per group: the sum over clusters of (sum of residuals in the cluster)^2, and how
     many clusters the group has."""
+    cluster = _compact(cluster)
     n_clusters = int(cluster.max()) + 1 if len(cluster) else 1
-    key = group * n_clusters + cluster
+    per_slice = DENSE_KEYS // n_clusters
     if n_groups * n_clusters <= DENSE_KEYS:
-        # Small key space: one bincount, no sort.
-        sums = np.bincount(key, weights=residuals, minlength=n_groups * n_clusters)
-        present = np.bincount(key, minlength=n_groups * n_clusters) > 0
-        return (
-            (sums**2).reshape(n_groups, n_clusters).sum(axis=1),
-            present.reshape(n_groups, n_clusters).sum(axis=1),
-        )
+        return _dense_squares(group, cluster, residuals, n_groups, n_clusters)
+    if per_slice >= 1 and n_groups <= per_slice * DENSE_SLICES:
+        squares = np.zeros(n_groups)
+        clusters = np.zeros(n_groups, dtype=np.int64)
+        for start in range(0, n_groups, per_slice):
+            stop = min(start + per_slice, n_groups)
+            rows = (group >= start) & (group < stop)
+            squares[start:stop], clusters[start:stop] = _dense_squares(
+                group[rows] - start, cluster[rows], residuals[rows], stop - start, n_clusters
+            )
+        return squares, clusters
+    key = group * n_clusters + cluster
     unique, inverse = np.unique(key, return_inverse=True)
     sums = np.bincount(inverse.ravel(), weights=residuals)
     owner = unique // n_clusters

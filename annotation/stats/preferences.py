@@ -47,10 +47,10 @@ def preferences(rows, reference, sources, rules: Rules) -> dict:
             for source in pair:
                 guesses.append((source, guess == source, cell, annotator))
         if is_tie:
-            comparisons.append((left, right, True, cell))
+            comparisons.append((left, right, True, cell, annotator))
         elif preferred is not None:
             loser = right if preferred == left else left
-            comparisons.append((preferred, loser, False, cell))
+            comparisons.append((preferred, loser, False, cell, annotator))
             positions.append((name or "", preferred == left, cell, annotator))
 
     out: dict[str, dict] = {
@@ -96,6 +96,7 @@ def preferences(rows, reference, sources, rules: Rules) -> dict:
             draws=rules.draws,
             seed=rules.seed + 17,
             confidence=rules.confidence,
+            annotator=[c[4] for c in comparisons],
         )
         for i, source_id in enumerate(ids.tolist()):
             status = strengths.status[i]

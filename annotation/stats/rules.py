@@ -30,7 +30,7 @@ METHODS = {
     "leaderboard": "two-way cluster-robust t interval (cells, annotators)",
     "paired_differences": "two-way cluster-robust t interval (cells, annotators)",
     "diversity": "two-way cluster-robust t interval (sets, annotators)",
-    "agreement": "percentile bootstrap resampling character x scenario cells",
-    "bradley_terry": "percentile bootstrap resampling character x scenario cells",
+    "agreement": "two-way cluster-robust t interval (cells, annotators), jackknife variances",
+    "bradley_terry": "two-way cluster-robust sandwich t interval (cells, annotators)",
     "proportions": "Wilson interval on the design-effect-adjusted sample size",
 }
