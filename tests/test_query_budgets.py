@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation import services
 from annotation.models import AnswerExposure, Assignment
-from annotation.selectors import eligibility, metrics_cache_clear
+from annotation.selectors import metrics_cache_clear, ordering
 from tests.factories import approved_annotator, lease_pair
 from tests.fixtures.studies import late_scenario
 from tests.helpers import complete_form
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 # statements of the test's own transaction (two per nested atomic block).
 NEXT_ITEM = 6
 RATING_PAGE = 10
-SUBMIT_AND_NEXT = 32
+SUBMIT_AND_NEXT = 27
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def test_the_look_ahead_near_the_end_costs_a_few_queries_more(demo_dataset, luff
         return len(queries)
 
     with_look_ahead = next_item_queries()
-    monkeypatch.setattr(eligibility, "LOOKAHEAD_SHARE", 0)
+    monkeypatch.setattr(ordering, "LOOKAHEAD_SHARE", 0)
     greedy = next_item_queries()
 
     assert with_look_ahead <= greedy + LOOK_AHEAD

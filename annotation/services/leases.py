@@ -37,14 +37,13 @@ from ..models import (
     StudyStatus,
 )
 from ..selectors.eligibility import (
-    approved_character_ids,
-    candidate_items,
     current_lease,
     gold_due,
     side_imbalance,
     side_schedule_seed,
     studies_with_room,
 )
+from ..selectors.ordering import candidate_items
 from .errors import AnnotationError
 from .text import plain_text
 
@@ -118,10 +117,7 @@ def assignment_next(*, user, study: Study | None = None) -> Assignment | None:
     current = current_lease(user, now, study)
     if current is not None:
         return current
-    character_ids = approved_character_ids(user)
-    if not character_ids:
-        return None
-    for candidate_study in studies_with_room(user, character_ids, now, study):
+    for candidate_study in studies_with_room(user, now, study):
         kinds = [True, False] if gold_due(candidate_study) else [False]
         for gold in kinds:
             for item_id in candidate_items(
