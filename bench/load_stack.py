@@ -47,6 +47,19 @@ def judgments_saved() -> int:
         return c.execute("SELECT count(*) FROM annotation_judgment").fetchone()[0]
 
 
+def settled_judgments(quiet_seconds=2.0, timeout=60) -> int:
+    """The number of saved judgments once it has stopped changing."""
+    deadline = time.monotonic() + timeout
+    count = judgments_saved()
+    while time.monotonic() < deadline:
+        time.sleep(quiet_seconds)
+        now = judgments_saved()
+        if now == count:
+            break
+        count = now
+    return count
+
+
 def cpu_ms(pids) -> float:
     """User + system CPU of these processes so far, in milliseconds."""
     ticks = os.sysconf("SC_CLK_TCK")
@@ -111,8 +124,11 @@ def run_level(users, seconds, host, accounts, metrics, out_dir, master_pid, thin
             "LOAD_METRICS": ",".join(metrics),
         },
     )
+    # wrk stops without waiting for the answers still in flight; the server goes on
+    # saving them. They belong to this level: counted here, not in the next one's window.
+    after = settled_judgments()
     cpu = cpu_ms(workers) - cpu_before
-    saved = judgments_saved() - before
+    saved = after - before
     return {
         "users": users,
         "think": think,
