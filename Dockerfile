@@ -18,4 +18,5 @@ RUN DJANGO_SECRET_KEY=build-only DJANGO_ALLOWED_HOSTS=localhost \
 RUN useradd --system --home /app chatanime && mkdir -p /app/media && chown -R chatanime /app
 USER chatanime
 EXPOSE 8000
-CMD ["gunicorn", "chatanime_site.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--threads", "4"]
+# Workers, threads and bind: gunicorn.conf.py.
+CMD ["gunicorn", "chatanime_site.wsgi:application"]

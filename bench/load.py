@@ -21,40 +21,36 @@ import argparse
 import contextlib
 import json
 import os
+import runpy
 import secrets
 import signal
-import socket
 import string
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from bench import report  # noqa: E402
+from bench.load_stack import (  # noqa: E402
+    DATABASE,
+    SERVER,
+    admin_execute,
+    free_port,
+    health_rate,
+    integrity,
+    median_run,
+    run_level,
+    wait_until_up,
+)
 
 VENV_BIN = Path(sys.executable).parent
+# The site's gunicorn settings, which the server started here reads too.
+GUNICORN = runpy.run_path(str(REPO / "gunicorn.conf.py"))
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "chatanime"
-SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-DATABASE = os.environ.get("BENCH_DATABASE", "chatanime_bench_load")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/9")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def admin_execute(*statements):
-    import psycopg
-
-    with psycopg.connect(SERVER.replace("postgres://", "postgresql://"), autocommit=True) as c:
-        for statement in statements:
-            c.execute(statement)
 
 
 def csrf_secret() -> str:
@@ -89,7 +85,7 @@ def prepare(args, host) -> dict:
     characters = list(Character.objects.all())
     accounts = []
     # Each level has annotators of its own; one more account counts the queries.
-    users = sum([*args.users, *(u for u, _ in args.crowd)])
+    users = args.repeat * sum([*args.users, *(u for u, _ in args.crowd)])
     for n in range(users + 1):
         # Sessions are made here, so a slow password hash would only slow the preparation.
         with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
@@ -133,144 +129,57 @@ def prepare(args, host) -> dict:
     queries["skip + next item"] = count(
         "post", f"/annotate/{token}/skip/", data={"reason": "unclear"}
     )
+    profile = cpu_profile(client, user, form, args.profile) if args.profile else ""
     connection.close()
     return {
+        "profile": profile,
         "items": items,
         "queries": queries,
         "accounts": {"host": host, "metrics": PAIR_METRIC_SLUGS, "annotators": accounts[:-1]},
     }
 
 
-def wait_until_up(url, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(url, timeout=2)
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise SystemExit(f"{url} did not come up")
+def cpu_profile(client, user, form, cycles: int) -> str:
+    """Where a judgment's CPU goes: `cycles` submit + next cycles in-process under
+    cProfile, the functions with the most cumulative time."""
+    import cProfile
+    import io
+    import pstats
 
+    from annotation.models import Assignment
 
-def judgments_saved() -> int:
-    import psycopg
-
-    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
-    with psycopg.connect(url) as c:
-        return c.execute("SELECT count(*) FROM annotation_judgment").fetchone()[0]
-
-
-def cpu_ms(pids) -> float:
-    """User + system CPU of these processes so far, in milliseconds."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return 1000 * total / ticks
-
-
-def gunicorn_workers(master_pid: int) -> list[int]:
-    children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
-    return [int(pid) for pid in children]
-
-
-def wrk(args: list[str], env: dict) -> dict:
-    out = subprocess.run(
-        ["wrk", *args], env={**os.environ, **env}, capture_output=True, text=True, check=False
-    )
-    for line in out.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line.removeprefix("RESULT "))
-    if "Requests/sec:" in out.stdout:
-        return {"rps": float(out.stdout.split("Requests/sec:")[1].split()[0])}
-    raise SystemExit(f"wrk failed: {out.stdout}\n{out.stderr}")
-
-
-def health_rate(host, seconds=10) -> float:
-    return wrk(["-t", "2", "-c", "10", "-d", f"{seconds}s", f"http://{host}/health/"], {})["rps"]
-
-
-def run_level(users, seconds, host, accounts, metrics, out_dir, master_pid, think=0.0) -> dict:
-    """One wrk run of `users` annotators; accounts are those not used by earlier levels."""
-    accounts_file = out_dir / f"accounts-{users}-{think:g}.txt"
-    accounts_file.write_text(
-        "".join(f"{a['session']} {a['csrf']} {a['token']}\n" for a in accounts[:users])
-    )
-    before = judgments_saved()
-    workers = gunicorn_workers(master_pid)
-    cpu_before = cpu_ms(workers)
-    result = wrk(
-        [
-            "-t",
-            str(users),
-            "-c",
-            str(users),
-            "-d",
-            f"{seconds}s",
-            "--timeout",
-            "30s",
-            "-s",
-            str(REPO / "bench" / "annotate.lua"),
-            f"http://{host}",
-        ],
-        {
-            "LOAD_ACCOUNTS": str(accounts_file),
-            "LOAD_THINK_MS": str(int(think * 1000)),
-            "LOAD_HOST": host,
-            "LOAD_METRICS": ",".join(metrics),
-        },
-    )
-    cpu = cpu_ms(workers) - cpu_before
-    saved = judgments_saved() - before
-    return {
-        "users": users,
-        "think": think,
-        "judgments_per_s": result["submitted"] / result["seconds"],
-        "median": result["p50"],
-        "p95": result["p95"],
-        "p99": result["p99"],
-        "errors": result["failed"] + result["socket_errors"],
-        "ok": result["submitted"],
-        "saved": saved,
-        "cpu_ms_per_judgment": cpu / saved if saved else float("nan"),
-    }
-
-
-def integrity() -> dict:
-    """Duplicates and over-assignment, over everything the run saved."""
-    import psycopg
-
-    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
-    with psycopg.connect(url) as c:
-        duplicates = c.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM annotation_judgment "
-            "GROUP BY annotator_id, item_id HAVING count(*) > 1) d"
-        ).fetchone()[0]
-        over = c.execute(
-            "SELECT count(*) FROM annotation_item i JOIN annotation_study s ON s.id = i.study_id "
-            "WHERE NOT i.is_gold AND i.judgment_count > s.overlap"
-        ).fetchone()[0]
-        drift = c.execute(
-            "SELECT count(*) FROM annotation_item i WHERE i.judgment_count <> "
-            "(SELECT count(*) FROM annotation_judgment j WHERE j.item_id = i.id)"
-        ).fetchone()[0]
-    return {"duplicates": duplicates, "over_assigned": over, "count_drift": drift}
+    client.get("/annotate/", secure=True)
+    profiler = cProfile.Profile()
+    for _ in range(cycles):
+        token = Assignment.objects.get(annotator=user, state="active").token
+        profiler.enable()
+        client.post(f"/annotate/{token}/", data=form, headers={"HX-Request": "true"}, secure=True)
+        profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
+    return out.getvalue()
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", default="10,50,200", help="concurrency levels")
     parser.add_argument("--seconds", type=int, default=45, help="measured seconds per level")
-    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    parser.add_argument(
+        "--workers", type=int, default=GUNICORN["workers"], help="gunicorn worker processes"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=GUNICORN["threads"], help="threads per gunicorn worker"
+    )
     parser.add_argument(
         "--crowd",
         default="200:30",
         help="extra levels with think time, users:seconds between submissions ('' for none)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per level; the table shows their median"
+    )
+    parser.add_argument(
+        "--profile", type=int, default=0, help="profile this many submit + next cycles in-process"
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
@@ -337,18 +246,11 @@ def main():
             "chatanime_site.wsgi:application",
             "--bind",
             host,
+            # The rest (timeout, backlog, keep-alive) from REPO/gunicorn.conf.py.
             "--workers",
             str(args.workers),
             "--threads",
             str(args.threads),
-            "--timeout",
-            "60",
-            "--backlog",
-            "2048",
-            # Annotators pause for tens of seconds between items; with gunicorn's default
-            # of 2 s their connection is closed under them and the next submission fails.
-            "--keep-alive",
-            "75",
         ],
         cwd=REPO,
         stdout=subprocess.DEVNULL,
@@ -367,13 +269,18 @@ def main():
         health_before = health_rate(host)
         results, used = [], 0
         for users, think, seconds in levels:
-            # Every level starts with annotators of its own, each on a fresh item.
-            results.append(
-                run_level(
-                    users, seconds, host, accounts[used:], metrics, out_dir, gunicorn.pid, think
+            runs = []
+            for _ in range(args.repeat):
+                # Every run starts with annotators of its own, each on a fresh item.
+                runs.append(
+                    run_level(
+                        users, seconds, host, accounts[used:], metrics, out_dir, gunicorn.pid, think
+                    )
                 )
-            )
-            used += users
+                used += users
+            for run in runs:
+                print(json.dumps(run), flush=True)
+            results.append(median_run(runs))
         health_after = health_rate(host)
     finally:
         os.killpg(gunicorn.pid, signal.SIGTERM)
@@ -384,7 +291,9 @@ def main():
 
     print(
         f"\ngunicorn {args.workers} workers × {args.threads} threads, 1 Celery worker, "
-        f"PostgreSQL, Redis, wrk; {args.seconds} s per level; latency of 'submit + next item'"
+        f"PostgreSQL, Redis, wrk; {args.seconds} s per level, median of {args.repeat} "
+        "run(s); latency of completed 'submit + next item' cycles, think time excluded; "
+        "errors, 200s and saved summed over the runs"
     )
     print(
         f"GET /health/: {health:.0f} req/s (before {health_before:.0f}, after {health_after:.0f})"
@@ -417,6 +326,11 @@ def main():
     print("\nqueries per annotator page")
     for page, n in prepared["queries"].items():
         print(f"  {page:<24}{n:>4}")
+    for r in results:
+        print(f"judgments/s of each run at {r['users']} annotators: {r['runs']}")
+    if prepared["profile"]:
+        print(f"\nin-process profile of {args.profile} submit + next cycles\n")
+        print(prepared["profile"])
     print(f"\nlogs: {out_dir}")
     if not args.keep:
         admin_execute(f'DROP DATABASE IF EXISTS "{DATABASE}"')

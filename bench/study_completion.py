@@ -5,7 +5,7 @@ in turn, until none of them gets another item; the figure is how many judgments 
 study still lacks. Each layout runs with several seeds (the lease order is random) on
 a fresh SQLite database with the demo data of dialogues/demo_data (3 characters,
 8 scenarios, human + 3 LLMs), once choosing items greedily (the look-ahead of
-annotation.selectors.eligibility switched off) and once as served.
+annotation.selectors.ordering switched off) and once as served.
 
     .venv/bin/python bench/study_completion.py [--seeds 20] [--layout N]
 """
@@ -38,9 +38,9 @@ django.setup()
 from django.conf import settings
 settings.CHATANIME_BOOTSTRAP_DRAWS = 10
 from annotation import services
-from annotation.selectors import eligibility
+from annotation.selectors import ordering
 if {greedy!r}:
-    eligibility.LOOKAHEAD_SHARE = eligibility.LOOKAHEAD_STAFFING = 0
+    ordering.LOOKAHEAD_SHARE = ordering.LOOKAHEAD_STAFFING = 0
 from annotation.models import Item, ItemKind
 from annotation.simulation import annotators_for, simulate_study
 from dialogues.importer import import_chatanime

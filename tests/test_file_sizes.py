@@ -5,19 +5,10 @@ Migrations (generated) and tests are not counted."""
 
 from pathlib import Path
 
-import pytest
-
 from tests.fixtures.services import REPO
 
 MAX_LINES = 400
 PACKAGES = ["annotation", "dialogues", "collection", "writing", "chatanime_site"]
-
-# Files allowed over the limit for now, each with the reason. Remove an entry as soon as
-# its file is back under the limit: the test fails on an entry that is no longer needed.
-ALLOWED = {
-    # Being edited by another change that reorganises the reads; about 424 lines.
-    "annotation/selectors/eligibility.py",
-}
 
 
 def line_count(path: Path) -> int:
@@ -47,19 +38,8 @@ def oversized(root: Path, packages: list[str], limit: int = MAX_LINES) -> dict[s
 
 
 def test_no_source_file_is_longer_than_the_limit():
-    too_long = {path: n for path, n in oversized(REPO, PACKAGES).items() if path not in ALLOWED}
-    assert too_long == {}, (
-        f"over {MAX_LINES} lines: {too_long}; split these files by concept "
-        "(or, with a reason, add them to ALLOWED)"
-    )
-
-
-@pytest.mark.parametrize("allowed", sorted(ALLOWED))
-def test_every_allowed_file_still_needs_its_exception(allowed):
-    path = REPO / allowed
-    assert path.exists() and line_count(path) > MAX_LINES, (
-        f"{allowed} is gone or back under {MAX_LINES} lines: remove it from ALLOWED"
-    )
+    too_long = oversized(REPO, PACKAGES)
+    assert too_long == {}, f"over {MAX_LINES} lines: {too_long}; split these files by concept"
 
 
 def test_the_check_sees_a_long_file_and_skips_migrations_and_tests(tmp_path):

@@ -6,6 +6,9 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from dialogues.models import Answer
@@ -67,12 +70,16 @@ def item_block(item) -> ItemBlock:
         return cached[1]
     from ..models import ItemAnswer, ItemExposure
 
-    slot_of = dict(ItemAnswer.objects.filter(item_id=item.pk).values_list("answer_id", "slot"))
-    # The exposures are the rated answers plus, in round 2, each one's round-1 answer.
-    exposed = [
-        exposure.answer
-        for exposure in ItemExposure.objects.filter(item_id=item.pk).select_related("answer")
-    ]
+    # The exposures are the rated answers plus, in round 2, each one's round-1 answer; a
+    # rated answer carries its slot. One query.
+    slot = ItemAnswer.objects.filter(item_id=item.pk, answer_id=OuterRef("answer_id"))
+    exposures = list(
+        ItemExposure.objects.filter(item_id=item.pk)
+        .select_related("answer")
+        .annotate(slot=Subquery(slot.values("slot")[:1]))
+    )
+    exposed = [exposure.answer for exposure in exposures]
+    slot_of = {e.answer_id: e.slot for e in exposures if e.slot is not None}
     block = ItemBlock(
         slots={slot_of[a.pk]: a for a in exposed if a.pk in slot_of},
         exposed_answer_ids=[a.pk for a in exposed],
@@ -120,8 +127,6 @@ class Progress:
 
 def progress_of(user) -> Progress:
     now = timezone.now()
-    judgments = Judgment.objects.filter(annotator=user, item__study__status=StudyStatus.OPEN)
-    done = judgments.count()
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     today = list(
         Judgment.objects.filter(annotator=user, submitted_at__gte=start_of_day)
@@ -130,13 +135,34 @@ def progress_of(user) -> Progress:
             "submitted_at", "item__study__break_every_items", "item__study__break_every_minutes"
         )
     )
-    remaining = _items_left(user, done)
-    remaining += Assignment.objects.filter(
-        annotator=user, state=AssignmentState.ACTIVE, expires_at__gt=now
-    ).count()
+    # Judgments in open studies and live leases, counted in one query.
+    annotator = OuterRef("pk")
+    done, leased = (
+        get_user_model()
+        .objects.filter(pk=user.pk)
+        .annotate(
+            done=_count(
+                Judgment.objects.filter(annotator=annotator, item__study__status=StudyStatus.OPEN)
+            ),
+            leased=_count(
+                Assignment.objects.filter(
+                    annotator=annotator, state=AssignmentState.ACTIVE, expires_at__gt=now
+                )
+            ),
+        )
+        .values_list("done", "leased")
+        .get()
+    )
+    remaining = _items_left(user, done) + leased
     return Progress(
         done=done, today=len(today), remaining=remaining, break_due=is_break_due(today, now)
     )
+
+
+def _count(queryset):
+    """The number of rows of `queryset`, as a subquery (0 when there are none)."""
+    counted = queryset.order_by().values("annotator").annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted), 0)
 
 
 ITEMS_LEFT_SECONDS = 120

@@ -17,8 +17,6 @@ import random
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, OuterRef, Subquery
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -37,14 +35,13 @@ from ..pairing import (
     scheduled_left_slot,
 )
 from ..selectors.eligibility import (
-    approved_character_ids,
-    candidate_items,
     current_lease,
     gold_due,
     side_imbalance,
     side_schedule_seed,
     studies_with_room,
 )
+from ..selectors.ordering import candidate_items
 from .errors import AnnotationError
 from .text import plain_text
 
@@ -52,27 +49,21 @@ from .text import plain_text
 def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment | None:
     # The character, scenario and study come along for the rating page; only the item's
     # own row is locked.
-    # The live leases are counted in the same statement that locks the row: the count
-    # is then exact, as no other lease of this item can start until we commit.
-    live_leases = (
-        Assignment.objects.filter(
-            item=OuterRef("pk"), state=AssignmentState.ACTIVE, expires_at__gt=now
-        )
-        .order_by()
-        .values("item")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
     item = (
         Item.objects.select_for_update(skip_locked=True, of=("self",))
         .select_related("character", "scenario", "study")
-        .annotate(live_leases=Coalesce(Subquery(live_leases), 0))
         .filter(pk=item_id)
         .first()
     )
     if item is None:
         return None  # another annotator is leasing it right now
-    if not gold and item.judgment_count + item.live_leases >= study.overlap:
+    # The live leases are counted once the row is locked, in a statement of their own: no
+    # other lease of this item can start until we commit, and this statement sees every
+    # lease committed before the lock was granted. Counted inside the locking statement,
+    # they would be read from that statement's snapshot, which misses a lease committed
+    # between the snapshot and the lock (PostgreSQL, read committed): the item would then
+    # be leased beyond its overlap.
+    if not gold and item.judgment_count + _live_leases(item, now) >= study.overlap:
         return None
     block = selectors.item_block(item)
     slots = [block.slots[slot] for slot in sorted(block.slots)]
@@ -110,6 +101,12 @@ def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment |
         return None
 
 
+def _live_leases(item: Item, now) -> int:
+    return Assignment.objects.filter(
+        item=item, state=AssignmentState.ACTIVE, expires_at__gt=now
+    ).count()
+
+
 @transaction.atomic
 def assignment_next(*, user, study: Study | None = None) -> Assignment | None:
     """The annotator's current lease, or a new one on the item that most needs them
@@ -118,10 +115,7 @@ def assignment_next(*, user, study: Study | None = None) -> Assignment | None:
     current = current_lease(user, now, study)
     if current is not None:
         return current
-    character_ids = approved_character_ids(user)
-    if not character_ids:
-        return None
-    for candidate_study in studies_with_room(user, character_ids, now, study):
+    for candidate_study in studies_with_room(user, now, study):
         kinds = [True, False] if gold_due(candidate_study) else [False]
         for gold in kinds:
             for item_id in candidate_items(

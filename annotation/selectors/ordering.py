@@ -1,0 +1,105 @@
+"""In what order an annotator is offered the items they may take (`eligibility`): the
+least complete character first (when the study balances characters), then diversity sets,
+then items closest to completion, then at random; where a greedy choice could strand
+judgments, a look-ahead (`lookahead`) puts the items whose taking would do so last."""
+
+import time
+from collections import Counter
+
+from django.db.models import Case, When
+
+from ..models import ItemKind, Study
+from .eligibility import available_items
+from .lookahead import stranding_costs_of
+from .studies import annotators_needed_by_character, study_raters
+
+CANDIDATES = 20
+# The next item is chosen with a look-ahead over more candidates (`stranding_costs_of`)
+# where a greedy choice can cost a judgment nobody can make up: near the end of a
+# character's work (at most LOOKAHEAD_SHARE of its judgments left), and throughout for a
+# character staffed with about the annotators it needs (at most LOOKAHEAD_STAFFING times
+# as many), where every annotator must take an item in every scenario they still can.
+# Elsewhere any choice leaves enough room, and the look-ahead's reads (up to eight queries)
+# would only slow every request down.
+LOOKAHEAD_SHARE = 0.25
+LOOKAHEAD_STAFFING = 1.5
+LOOKAHEAD_CANDIDATES = 100
+# How long a process trusts its count of a study's annotators (see `_tightly_staffed`).
+STAFFING_CHECK_SECONDS = 60
+_staffing: dict[tuple[int, object], tuple[float, frozenset[int]]] = {}
+
+
+def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> list[int]:
+    """Up to CANDIDATES items to try, best first: the least complete character first (when
+    the study balances characters), then diversity sets, then items closest to
+    completion, then at random. Near the end of a character's work, items whose taking
+    would leave others' work undoable go last (see `stranding_costs_of`)."""
+    items = available_items(user, study, character_ids, now, gold=gold)
+    # Diversity sets first: a set is closed to anyone who has already seen one of its
+    # answers in a pair, so late in a study nobody could take it. Then finish items
+    # before starting new ones, so complete items appear early.
+    diversity_first = Case(When(kind=ItemKind.DIVERSITY, then=0), default=1)
+    order = [diversity_first, "-judgment_count", "?"]
+    if gold:
+        return list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES])
+    progress = {c: study.progress[c] for c in character_ids if c in study.progress}
+    tight = _tightly_staffed(study)
+    if not study.balance_characters:
+        if not _look_ahead(progress, tight, character_ids):
+            return list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES])
+        ids = list(items.order_by(*order).values_list("pk", flat=True)[:LOOKAHEAD_CANDIDATES])
+        return _least_stranding_first(user, study, ids, now)
+    # One character at a time: sorting one character's items is cheap, sorting a whole
+    # study's (24,000 for the published data) on every request is not, and the first
+    # character nearly always has enough.
+    found: list[int] = []
+    stranding: list[int] = []
+    for character_id in _characters_by_need(study, progress):
+        by_character = items.filter(character_id=character_id).order_by(*order)
+        if not _look_ahead(progress, tight, [character_id]):
+            found += by_character.values_list("pk", flat=True)[: CANDIDATES - len(found)]
+        else:
+            ids = list(by_character.values_list("pk", flat=True)[:LOOKAHEAD_CANDIDATES])
+            costs = stranding_costs_of(user, study, ids, now)
+            found += [item for item in ids if not costs.get(item)]
+            # Taken only if nothing else is left: the annotator still gives a judgment.
+            stranding += sorted((item for item in ids if costs.get(item)), key=costs.get)
+        if len(found) >= CANDIDATES:
+            break
+    return found + stranding
+
+
+def _characters_by_need(study: Study, progress: dict[int, tuple[int, int]]) -> list[int]:
+    """The annotator's characters, the one with the smallest share of its judgments done
+    first."""
+    return sorted(progress, key=lambda c: (progress[c][0] / max(1, progress[c][1]), c))
+
+
+def _look_ahead(progress: dict[int, tuple[int, int]], tight: frozenset[int], character_ids) -> bool:
+    if tight.intersection(character_ids):
+        return True
+    done = sum(progress.get(c, (0, 0))[0] for c in character_ids)
+    wanted = sum(progress.get(c, (0, 0))[1] for c in character_ids)
+    return wanted > 0 and wanted - done <= LOOKAHEAD_SHARE * wanted
+
+
+def _tightly_staffed(study: Study) -> frozenset[int]:
+    """The study's characters with at least the annotators they need but at most
+    LOOKAHEAD_STAFFING times as many. With fewer the study cannot finish whatever the
+    order (staff see it on the capacity page); with more there is slack until the end.
+    Counted at most once a minute per process: staffing changes when staff approve
+    annotators, not from one request to the next."""
+    key = (study.pk, study.created_at)
+    checked = _staffing.get(key)
+    if checked is not None and time.monotonic() - checked[0] < STAFFING_CHECK_SECONDS:
+        return checked[1]
+    needed = annotators_needed_by_character(study)
+    raters = Counter(study_raters(study, list(needed)).values_list("character_id", flat=True))
+    tight = frozenset(c for c, n in needed.items() if n <= raters[c] <= LOOKAHEAD_STAFFING * n)
+    _staffing[key] = (time.monotonic(), tight)
+    return tight
+
+
+def _least_stranding_first(user, study: Study, candidate_ids: list[int], now) -> list[int]:
+    costs = stranding_costs_of(user, study, candidate_ids, now)
+    return sorted(candidate_ids, key=lambda item: costs.get(item, 0))

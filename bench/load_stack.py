@@ -1,0 +1,178 @@
+"""The running side of bench/load.py: the server's processes, wrk runs of the
+annotator loop (bench/annotate.lua) and the checks of what they saved."""
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+DATABASE = os.environ.get("BENCH_DATABASE", "chatanime_bench_load")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def admin_execute(*statements):
+    import psycopg
+
+    with psycopg.connect(SERVER.replace("postgres://", "postgresql://"), autocommit=True) as c:
+        for statement in statements:
+            c.execute(statement)
+
+
+def wait_until_up(url, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit(f"{url} did not come up")
+
+
+def judgments_saved() -> int:
+    import psycopg
+
+    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
+    with psycopg.connect(url) as c:
+        return c.execute("SELECT count(*) FROM annotation_judgment").fetchone()[0]
+
+
+def settled_judgments(quiet_seconds=2.0, timeout=60) -> int:
+    """The number of saved judgments once it has stopped changing."""
+    deadline = time.monotonic() + timeout
+    count = judgments_saved()
+    while time.monotonic() < deadline:
+        time.sleep(quiet_seconds)
+        now = judgments_saved()
+        if now == count:
+            break
+        count = now
+    return count
+
+
+def cpu_ms(pids) -> float:
+    """User + system CPU of these processes so far, in milliseconds."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return 1000 * total / ticks
+
+
+def gunicorn_workers(master_pid: int) -> list[int]:
+    children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
+    return [int(pid) for pid in children]
+
+
+def wrk(args: list[str], env: dict) -> dict:
+    out = subprocess.run(
+        ["wrk", *args], env={**os.environ, **env}, capture_output=True, text=True, check=False
+    )
+    for line in out.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line.removeprefix("RESULT "))
+    if "Requests/sec:" in out.stdout:
+        return {"rps": float(out.stdout.split("Requests/sec:")[1].split()[0])}
+    raise SystemExit(f"wrk failed: {out.stdout}\n{out.stderr}")
+
+
+def health_rate(host, seconds=10) -> float:
+    return wrk(["-t", "2", "-c", "10", "-d", f"{seconds}s", f"http://{host}/health/"], {})["rps"]
+
+
+def run_level(users, seconds, host, accounts, metrics, out_dir, master_pid, think=0.0) -> dict:
+    """One wrk run of `users` annotators; accounts are those not used by earlier levels."""
+    accounts_file = out_dir / f"accounts-{users}-{think:g}.txt"
+    accounts_file.write_text(
+        "".join(f"{a['session']} {a['csrf']} {a['token']}\n" for a in accounts[:users])
+    )
+    before = judgments_saved()
+    workers = gunicorn_workers(master_pid)
+    cpu_before = cpu_ms(workers)
+    result = wrk(
+        [
+            "-t",
+            str(users),
+            "-c",
+            str(users),
+            "-d",
+            f"{seconds}s",
+            "--timeout",
+            "30s",
+            "-s",
+            str(REPO / "bench" / "annotate.lua"),
+            f"http://{host}",
+        ],
+        {
+            "LOAD_ACCOUNTS": str(accounts_file),
+            "LOAD_THINK_MS": str(int(think * 1000)),
+            "LOAD_HOST": host,
+            "LOAD_METRICS": ",".join(metrics),
+        },
+    )
+    # wrk stops without waiting for the answers still in flight; the server goes on
+    # saving them. They belong to this level: counted here, not in the next one's window.
+    after = settled_judgments()
+    cpu = cpu_ms(workers) - cpu_before
+    saved = after - before
+    return {
+        "users": users,
+        "think": think,
+        "judgments_per_s": result["submitted"] / result["seconds"],
+        "requests": result["requests"],
+        "wrk_p95": result["wrk_p95"],
+        "median": result["p50"],
+        "p95": result["p95"],
+        "p99": result["p99"],
+        "errors": result["failed"] + result["socket_errors"],
+        "ok": result["submitted"],
+        "saved": saved,
+        "cpu_ms_per_judgment": cpu / saved if saved else float("nan"),
+    }
+
+
+def median_run(runs: list[dict]) -> dict:
+    """The run with the median judgments/s (its own latencies and counts with it), and
+    errors summed over all runs."""
+    ordered = sorted(runs, key=lambda run: run["judgments_per_s"])
+    chosen = dict(ordered[len(ordered) // 2])
+    chosen["errors"] = sum(run["errors"] for run in runs)
+    chosen["ok"] = sum(run["ok"] for run in runs)
+    chosen["saved"] = sum(run["saved"] for run in runs)
+    chosen["runs"] = [round(run["judgments_per_s"], 1) for run in runs]
+    return chosen
+
+
+def integrity() -> dict:
+    """Duplicates and over-assignment, over everything the run saved."""
+    import psycopg
+
+    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
+    with psycopg.connect(url) as c:
+        duplicates = c.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM annotation_judgment "
+            "GROUP BY annotator_id, item_id HAVING count(*) > 1) d"
+        ).fetchone()[0]
+        over = c.execute(
+            "SELECT count(*) FROM annotation_item i JOIN annotation_study s ON s.id = i.study_id "
+            "WHERE NOT i.is_gold AND i.judgment_count > s.overlap"
+        ).fetchone()[0]
+        drift = c.execute(
+            "SELECT count(*) FROM annotation_item i WHERE i.judgment_count <> "
+            "(SELECT count(*) FROM annotation_judgment j WHERE j.item_id = i.id)"
+        ).fetchone()[0]
+    return {"duplicates": duplicates, "over_assigned": over, "count_drift": drift}
