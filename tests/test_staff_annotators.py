@@ -155,7 +155,8 @@ def test_the_directory_shows_work_time_and_flags(client, manager, alice, bob, lu
 
 def test_the_staff_pages_count_judgments_as_the_results_do(client, manager, alice):
     """A gold judgment and an excluded one are work done, but they are not counted in the
-    results; the counted figure and its median time must not move because of them."""
+    results; the counted figure and its median time must not move because of them. The
+    directory, the annotator's page and the study's members page show both bases."""
     from annotation.models import Item, Judgment
 
     counted = [submit(alice, lease_pair(alice)) for _ in range(2)]
@@ -171,8 +172,16 @@ def test_the_staff_pages_count_judgments_as_the_results_do(client, manager, alic
     assert row.judgments == Judgment.objects.filter(annotator=alice).counted().count() == 2
     assert row.judgments_all == 4
     assert row.median_seconds == 15  # of the counted 10 and 20 s, not 510 over all four
+    study = counted[0].item.study
+    services.membership_add(study=study, annotator=alice, actor=manager)
+    [member] = selectors.study_members(study)
+    assert (member["judgments"], member["judgments_all"]) == (2, 4)
     client.force_login(manager)
-    for url in ("/staff/annotators/", f"/staff/annotators/{profile_of(alice).pk}/"):
+    for url in (
+        "/staff/annotators/",
+        f"/staff/annotators/{profile_of(alice).pk}/",
+        f"/staff/studies/{study.slug}/assignment/",
+    ):
         html = client.get(url).content.decode()
         assert 'data-testid="counted-judgments">2<' in html, url
         assert 'data-testid="all-judgments">4<' in html, url

@@ -122,11 +122,11 @@ def study_members(study: Study) -> list[dict]:
     )
     user_ids = [m.annotator_id for m in members]
     profiles = {p.user_id: p for p in AnnotatorProfile.objects.filter(user_id__in=user_ids)}
-    done = dict(
-        Judgment.objects.filter(item__study=study, annotator_id__in=user_ids)
-        .values_list("annotator_id")
-        .annotate(n=Count("pk"))
-    )
+    # Both bases, named as on the annotator directory: what the results count (not
+    # excluded, not gold) and everything the member handed in.
+    given = Judgment.objects.filter(item__study=study, annotator_id__in=user_ids)
+    done = dict(given.values_list("annotator_id").annotate(n=Count("pk")))
+    counted = dict(given.counted().values_list("annotator_id").annotate(n=Count("pk")))
     characters = {}
     for user_id, name in Qualification.objects.filter(
         profile__user_id__in=user_ids,
@@ -143,7 +143,8 @@ def study_members(study: Study) -> list[dict]:
         {
             "membership": m,
             "profile": profiles.get(m.annotator_id),
-            "judgments": done.get(m.annotator_id, 0),
+            "judgments": counted.get(m.annotator_id, 0),
+            "judgments_all": done.get(m.annotator_id, 0),
             "characters": characters.get(m.annotator_id, []),
             "assigned_characters": assigned.get(m.pk, []),
         }
