@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .exports.snapshot import MANIFEST, RESULTS_FILE
+from .stats.arrays import COLUMNS
 
 RATINGS_FILE = "ratings.jsonl"
 INTERVAL_KEYS = {"ci_low", "ci_high", "win_low", "win_high"}
@@ -121,22 +122,7 @@ def inputs_from_rows(manifest: dict, rows: list[dict]):
             judgment[row["position"]] = source_code[row["source"]]
     data = {name: np.array(values, dtype=np.int64) for name, values in columns.items()}
     if not counted:
-        data = {
-            name: np.zeros(0, dtype=np.int64)
-            for name in (
-                "value",
-                "metric",
-                "judgment",
-                "annotator",
-                "item",
-                "character",
-                "scenario",
-                "round",
-                "is_pair",
-                "source",
-                "answer",
-            )
-        }
+        data = {name: np.zeros(0, dtype=np.int64) for name in COLUMNS}
 
     preference_rows = []
     for judgment in judgments.values():

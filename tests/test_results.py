@@ -289,7 +289,8 @@ def test_the_binary_copy_reader_gives_the_same_ratings_as_the_plain_query(
     """On PostgreSQL the ratings are read through binary COPY plus three small lookups;
     row for row they must be what the plain one-row-per-rating query returns, for pairs of
     both rounds and diversity sets, without excluded judgments or gold items."""
-    from annotation.results.loading import COLUMNS, load_ratings, load_ratings_rows
+    from annotation.results.loading import load_ratings, load_ratings_rows
+    from annotation.stats.arrays import COLUMNS
 
     study = make_study(overlap=2, include_diversity=True)
     simulate_study(study=study, annotators=6, seed=7)

@@ -5,6 +5,7 @@ import numpy as np
 from django.db import connection
 
 from ..models import COUNTED_JUDGMENT_SQL, Study
+from ..stats.arrays import COLUMNS
 
 RATINGS_SQL = """
 SELECT r.value, r.metric_id, j.id, j.annotator_id, i.id, i.character_id,
@@ -17,21 +18,6 @@ JOIN annotation_item i ON i.id = j.item_id
 LEFT JOIN dialogues_answer a ON a.id = r.answer_id
 WHERE i.study_id = {study} AND {counted}
 """
-
-
-COLUMNS = [
-    "value",
-    "metric",
-    "judgment",
-    "annotator",
-    "item",
-    "character",
-    "scenario",
-    "round",
-    "is_pair",
-    "source",
-    "answer",
-]
 
 
 def load_ratings(study: Study) -> dict[str, np.ndarray]:

@@ -9,6 +9,23 @@ import numpy as np
 # The Likert scale every metric is rated on.
 VALUES = [1, 2, 3, 4, 5]
 
+# The columns of a study's counted ratings, one integer array each, as the figures read
+# them (loaded from the database by `annotation.results.loading`, from a snapshot by
+# `annotation.reproduce`).
+COLUMNS = [
+    "value",
+    "metric",
+    "judgment",
+    "annotator",
+    "item",
+    "character",
+    "scenario",
+    "round",
+    "is_pair",
+    "source",
+    "answer",
+]
+
 
 def clean(value):
     """JSON has no NaN: undefined figures become null."""

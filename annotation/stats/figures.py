@@ -1,5 +1,5 @@
 """The study's agreement and mean-rating figures, from counted ratings held as parallel
-integer arrays (the columns of `annotation.results.loading.COLUMNS`): agreement per
+integer arrays (`arrays.COLUMNS`): agreement per
 metric, leaderboards, diversity and paired differences, each with its interval."""
 
 import numpy as np
