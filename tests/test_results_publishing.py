@@ -78,7 +78,8 @@ def test_the_page_shows_not_enough_data_and_the_statistics(client, small_study, 
 
     text = page.content.decode()
     assert "not enough data" in text
-    assert "200 bootstrap draws (seed" in text
+    assert "200 resampling draws (seed" in text
+    assert "cluster-robust (items and annotators) for means, agreement and Bradley–Terry" in text
     assert "No interval below 10 judgments or 5 annotators" in text
     assert f"/results/{small_study.slug}/methods/" in text
 
