@@ -16,7 +16,7 @@ SKIP LOCKED and the database's unique constraints, not from timing.
 import random
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -80,25 +80,46 @@ def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment |
         order = sorted(block.slots)
         random.shuffle(order)
         left = right = None
-    try:
-        with transaction.atomic():
-            # The unique constraint makes a second, concurrent lease of the same answers
-            # by the same annotator fail here instead of showing an answer twice.
-            AnswerExposure.objects.bulk_create(
-                AnswerExposure(annotator=user, study=study, answer_id=answer_id)
-                for answer_id in block.exposed_answer_ids
-            )
-            return Assignment.objects.create(
-                item=item,
-                annotator=user,
-                display_order=order,
-                served_at=now,
-                expires_at=now + timedelta(minutes=study.lease_minutes),
-                left_source_id=left,
-                right_source_id=right,
-            )
-    except IntegrityError:
+    # The exposures are recorded first: a concurrent lease of the same answers by the same
+    # annotator (another tab) then finds them taken and gets nothing, instead of showing
+    # an answer twice. Once they are recorded, the lease itself cannot conflict: its
+    # (item, annotator) pair exposes those same answers.
+    if not _expose(user, study, block.exposed_answer_ids):
         return None
+    return Assignment.objects.create(
+        item=item,
+        annotator=user,
+        display_order=order,
+        served_at=now,
+        expires_at=now + timedelta(minutes=study.lease_minutes),
+        left_source_id=left,
+        right_source_id=right,
+    )
+
+
+def _expose(user, study: Study, answer_ids) -> bool:
+    """Record that this annotator has now seen these answers in the study; False, with
+    nothing recorded, if they had already seen one of them. One INSERT ... ON CONFLICT DO
+    NOTHING rather than a savepoint around an insert that may fail: the unique constraint
+    still decides (a concurrent insert of the same row waits for its transaction), and the
+    rows it returns say whether every answer was new."""
+    answer_ids = list(answer_ids)
+    if not answer_ids:
+        return True
+    table = connection.ops.quote_name(AnswerExposure._meta.db_table)
+    values = ", ".join(["(%s, %s, %s)"] * len(answer_ids))
+    params = [value for answer_id in answer_ids for value in (user.pk, study.pk, answer_id)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (annotator_id, study_id, answer_id) VALUES {values} "
+            "ON CONFLICT DO NOTHING RETURNING id",
+            params,
+        )
+        recorded = [row[0] for row in cursor.fetchall()]
+    if len(recorded) < len(answer_ids):
+        AnswerExposure.objects.filter(pk__in=recorded).delete()
+        return False
+    return True
 
 
 def _live_leases(item: Item, now) -> int:
