@@ -1,5 +1,5 @@
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils import timezone
@@ -13,12 +13,12 @@ from .middleware import DATABASE_ERRORS
 
 
 @require_GET
-def home(request):
+def home(request: HttpRequest) -> HttpResponse:
     return render(request, "home.html", {"researcher": is_researcher(request.user)})
 
 
 @require_GET
-def favicon(request):
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
     # Browsers ask for /favicon.ico whatever the page links to; the icon itself is a
     # static file like any other (hashed and long-cached in production).
     return redirect(static("favicon.ico"), permanent=True)
@@ -40,7 +40,7 @@ def _broker_reachable() -> bool | None:
 
 @never_cache
 @require_GET
-def health(request):
+def health(request: HttpRequest) -> JsonResponse:
     """Liveness for load balancers and compose health checks: 200 while the database
     answers; the broker and workers are reported but do not fail the check, because
     rating keeps working without them.

@@ -2,12 +2,16 @@
 with pause / resume / cancel, and the review of flagged answers. Admins only: a run
 spends money on someone's API key. Plain form posts work; htmx refreshes the progress."""
 
+from typing import Any
+
 from django.contrib import messages
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.roles import admin_required
+from annotation.typing import AuthenticatedRequest
 from dialogues.models import Character
 
 from . import selectors, services
@@ -15,7 +19,7 @@ from .guards import FLAG_LABELS
 from .models import CollectionRun, GeneratedAnswer, ModelEndpoint
 
 
-def _form_context(form=None, error=None):
+def _form_context(form: QueryDict | None = None, error: str | None = None) -> dict[str, Any]:
     return {
         "runs": selectors.runs_overview(),
         "endpoints": ModelEndpoint.objects.order_by("name"),
@@ -27,7 +31,7 @@ def _form_context(form=None, error=None):
 
 @admin_required
 @require_http_methods(["GET", "POST"])
-def run_list(request):
+def run_list(request: AuthenticatedRequest) -> HttpResponse:
     if request.method == "GET":
         return render(request, "staff/collection_runs.html", _form_context())
     form = request.POST
@@ -44,7 +48,9 @@ def run_list(request):
                 "bad_endpoint", _("This endpoint names no source; set its source slug first.")
             )
         character_ids = [services.whole_id(value) for value in form.getlist("characters")]
-        characters = list(Character.objects.filter(pk__in=character_ids))
+        characters = list(
+            Character.objects.filter(pk__in=[pk for pk in character_ids if pk is not None])
+        )
         if not characters or len(characters) != len(set(character_ids)):
             raise services.CollectionError("unknown_character", _("Choose known characters."))
         run = services.run_start(
@@ -70,7 +76,7 @@ def run_list(request):
 
 @admin_required
 @require_GET
-def run_detail(request, run_id):
+def run_detail(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(
         CollectionRun.objects.select_related("source", "endpoint", "simulator_endpoint"), pk=run_id
     )
@@ -84,7 +90,7 @@ def run_detail(request, run_id):
 
 @admin_required
 @require_POST
-def run_control(request, run_id):
+def run_control(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(CollectionRun, pk=run_id)
     try:
         run = services.run_control(run=run, action=request.POST.get("action", ""))
@@ -99,7 +105,7 @@ def run_control(request, run_id):
 
 @admin_required
 @require_POST
-def answer_review(request, answer_id):
+def answer_review(request: AuthenticatedRequest, answer_id: int) -> HttpResponse:
     generated = get_object_or_404(GeneratedAnswer, pk=answer_id)
     action = request.POST.get("action")
     try:

@@ -2,9 +2,12 @@
 runs and review. Plain form posts; htmx only polls for the simulated follow-up."""
 
 import re
+from datetime import datetime
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -16,6 +19,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from annotation.parsing import whole_number
 from annotation.roles import study_manager_required
+from annotation.typing import AuthenticatedRequest
 from dialogues.models import Character, Scenario
 
 from . import selectors, services
@@ -24,13 +28,13 @@ from .models import FollowupMode, TaskState, WriterApplication, WritingRun, Writ
 TASK_TEMPLATE = "writing/task.html"
 
 
-def _pastes(request) -> int:
+def _pastes(request: AuthenticatedRequest) -> int:
     return min(whole_number(request.POST.get("pastes", "")) or 0, 10_000)
 
 
 @login_required
 @require_GET
-def home(request):
+def home(request: AuthenticatedRequest) -> HttpResponse:
     return render(
         request,
         "writing/home.html",
@@ -43,8 +47,11 @@ def home(request):
 
 @login_required
 @require_POST
-def apply(request):
-    character = Character.objects.filter(pk=whole_number(request.POST.get("character", ""))).first()
+def apply(request: AuthenticatedRequest) -> HttpResponse:
+    character_id = whole_number(request.POST.get("character", ""))
+    character = (
+        Character.objects.filter(pk=character_id).first() if character_id is not None else None
+    )
     try:
         if character is None:
             raise services.WritingError("no_character", _("Choose a character."))
@@ -68,7 +75,7 @@ def apply(request):
 
 @login_required
 @require_GET
-def next_task(request):
+def next_task(request: AuthenticatedRequest) -> HttpResponse:
     task = services.task_next(user=request.user)
     if task is None:
         messages.info(request, _("Nothing to write right now. Thank you! Check back later."))
@@ -76,7 +83,7 @@ def next_task(request):
     return redirect("write-task", token=task.token)
 
 
-def _task_context(task: WritingTask, request, **extra) -> dict:
+def _task_context(task: WritingTask, request: AuthenticatedRequest, **extra: Any) -> dict[str, Any]:
     profile = getattr(task.character, "writing_profile", None)
     return {
         "task": task,
@@ -90,7 +97,7 @@ def _task_context(task: WritingTask, request, **extra) -> dict:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def task(request, token):
+def task(request: AuthenticatedRequest, token: str) -> HttpResponse:
     writing_task = (
         WritingTask.objects.select_related("run", "character__writing_profile", "scenario")
         .filter(token=token, writer=request.user)
@@ -110,7 +117,7 @@ def task(request, token):
     return render(request, template, _task_context(writing_task, request))
 
 
-def _task_submit(request, writing_task):
+def _task_submit(request: AuthenticatedRequest, writing_task: WritingTask) -> HttpResponse:
     text = request.POST.get("answer", "")
     try:
         if writing_task.state == TaskState.ROUND_1:
@@ -142,7 +149,7 @@ def _task_submit(request, writing_task):
 
 @login_required
 @require_POST
-def followup_retry(request, token):
+def followup_retry(request: AuthenticatedRequest, token: str) -> HttpResponse:
     try:
         services.followup_retry(user=request.user, token=token)
     except services.WritingError as refusal:
@@ -152,7 +159,7 @@ def followup_retry(request, token):
 
 @login_required
 @require_GET
-def user_role(request):
+def user_role(request: AuthenticatedRequest) -> HttpResponse:
     """The queue of the person who plays the user: write the follow-up to a fan's round-1
     answer."""
     followup = services.followup_next(user=request.user)
@@ -161,7 +168,7 @@ def user_role(request):
 
 @login_required
 @require_POST
-def user_role_submit(request, followup_token):
+def user_role_submit(request: AuthenticatedRequest, followup_token: str) -> HttpResponse:
     try:
         services.followup_submit(
             user=request.user, followup_token=followup_token, text=request.POST.get("question", "")
@@ -183,7 +190,13 @@ def user_role_submit(request, followup_token):
 # --- staff -------------------------------------------------------------------------------
 
 
-def _staff_runs_page(request, *, error=None, posted=None, status=200):
+def _staff_runs_page(
+    request: AuthenticatedRequest,
+    *,
+    error: str | None = None,
+    posted: QueryDict | None = None,
+    status: int = 200,
+) -> HttpResponse:
     from collection.models import ModelEndpoint
 
     return render(
@@ -207,11 +220,11 @@ def _staff_runs_page(request, *, error=None, posted=None, status=200):
 
 @study_manager_required
 @require_GET
-def staff_runs(request):
+def staff_runs(request: AuthenticatedRequest) -> HttpResponse:
     return _staff_runs_page(request)
 
 
-def _deadline(text: str):
+def _deadline(text: str) -> datetime | None:
     if not text.strip():
         return None
     moment = parse_datetime(text.strip())
@@ -222,7 +235,7 @@ def _deadline(text: str):
 
 @study_manager_required
 @require_POST
-def staff_run_create(request):
+def staff_run_create(request: AuthenticatedRequest) -> HttpResponse:
     """A run from the staff page; every refusal re-shows the form with what was typed."""
     from collection.models import ModelEndpoint
     from collection.services import CollectionError, parse_scenario_numbers
@@ -233,11 +246,13 @@ def staff_run_create(request):
             numbers = parse_scenario_numbers(posted.get("scenarios", ""))
         except CollectionError as refusal:
             raise services.WritingError("bad_scenarios", refusal.message) from refusal
-        numbers_of_limits = {
-            field: whole_number(posted.get(field, ""))
-            for field in ("writers_per_character", "lease_minutes", "min_chars", "max_chars")
+        limit_fields = ("writers_per_character", "lease_minutes", "min_chars", "max_chars")
+        limits = {
+            field: number
+            for field in limit_fields
+            if (number := whole_number(posted.get(field, ""))) is not None
         }
-        if None in numbers_of_limits.values() or numbers_of_limits["lease_minutes"] < 1:
+        if len(limits) < len(limit_fields) or limits["lease_minutes"] < 1:
             raise services.WritingError("bad_number", _("Every number must be a whole number."))
         ids = [whole_number(value) for value in posted.getlist("character")]
         characters = list(Character.objects.filter(pk__in=[i for i in ids if i is not None]))
@@ -246,9 +261,9 @@ def staff_run_create(request):
             raise services.WritingError("bad_mode", _("Choose how the follow-up is written."))
         simulator = None
         if mode == FollowupMode.SIMULATOR:
-            simulator = ModelEndpoint.objects.filter(
-                pk=whole_number(posted.get("simulator", ""))
-            ).first()
+            simulator_id = whole_number(posted.get("simulator", ""))
+            if simulator_id is not None:
+                simulator = ModelEndpoint.objects.filter(pk=simulator_id).first()
         name = services.clean_text(posted.get("name", ""), limit=200, field=_("The name"))
         slug = posted.get("source_slug", "").strip()
         if not re.fullmatch(r"[-a-zA-Z0-9_]{1,100}", slug):
@@ -263,7 +278,10 @@ def staff_run_create(request):
             followup_mode=mode,
             simulator=simulator,
             deadline=_deadline(posted.get("deadline", "")),
-            **numbers_of_limits,
+            writers_per_character=limits["writers_per_character"],
+            lease_minutes=limits["lease_minutes"],
+            min_chars=limits["min_chars"],
+            max_chars=limits["max_chars"],
         )
     except services.WritingError as refusal:
         return _staff_runs_page(request, error=refusal.message, posted=posted, status=422)
@@ -273,7 +291,7 @@ def staff_run_create(request):
 
 @study_manager_required
 @require_POST
-def staff_application_review(request, application_id):
+def staff_application_review(request: AuthenticatedRequest, application_id: int) -> HttpResponse:
     application = get_object_or_404(WriterApplication, pk=application_id)
     decision = request.POST.get("decision")
     if decision not in ("approve", "reject"):
@@ -294,7 +312,7 @@ def staff_application_review(request, application_id):
 
 @study_manager_required
 @require_GET
-def staff_run(request, run_id):
+def staff_run(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(WritingRun.objects.select_related("source"), pk=run_id)
     return render(
         request,
@@ -305,12 +323,12 @@ def staff_run(request, run_id):
 
 @study_manager_required
 @require_http_methods(["GET", "POST"])
-def staff_task(request, task_id):
+def staff_task(request: AuthenticatedRequest, task_id: int) -> HttpResponse:
     writing_task = get_object_or_404(
         WritingTask.objects.select_related("run__source", "character", "scenario", "writer"),
         pk=task_id,
     )
-    context = {"task": writing_task}
+    context: dict[str, Any] = {"task": writing_task}
     if request.method == "POST":
         action = request.POST.get("action")
         note = request.POST.get("note", "")

@@ -1,6 +1,8 @@
 """The API's query-string filters (django-filter). A value that cannot be what a filter
 compares with (`?round=two`) makes the request a 400 naming the parameter."""
 
+from typing import Any
+
 import django_filters
 from django import forms
 
@@ -17,7 +19,7 @@ LARGEST_ID = 2**63 - 1
 class WholeNumberField(forms.Field):
     """ASCII digits only: int() refuses "²", which str.isdigit() lets through."""
 
-    def to_python(self, value):
+    def to_python(self, value: Any) -> int | None:
         if value in self.empty_values:
             return None
         number = whole_number(value)
@@ -38,7 +40,7 @@ class AnswerFilter(django_filters.FilterSet):
 
     class Meta:
         model = Answer
-        fields = []
+        fields: list[str] = []
 
 
 class ItemFilter(django_filters.FilterSet):
@@ -49,7 +51,7 @@ class ItemFilter(django_filters.FilterSet):
 
     class Meta:
         model = Item
-        fields = []
+        fields: list[str] = []
 
 
 class JudgmentFilter(django_filters.FilterSet):
@@ -60,7 +62,7 @@ class JudgmentFilter(django_filters.FilterSet):
 
     class Meta:
         model = Judgment
-        fields = []
+        fields: list[str] = []
 
 
 class RatingFilter(django_filters.FilterSet):
@@ -72,4 +74,4 @@ class RatingFilter(django_filters.FilterSet):
 
     class Meta:
         model = Rating
-        fields = []
+        fields: list[str] = []

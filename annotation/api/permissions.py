@@ -1,4 +1,6 @@
 from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from ..roles import is_researcher
 
@@ -8,5 +10,5 @@ class IsResearcher(BasePermission):
 
     message = "Only researchers and staff may use the API."
 
-    def has_permission(self, request, view):
+    def has_permission(self, request: Request, view: APIView) -> bool:
         return bool(request.user and is_researcher(request.user))

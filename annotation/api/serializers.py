@@ -80,7 +80,7 @@ class ItemSerializer(serializers.ModelSerializer):
             "answers",
         ]
 
-    def get_answers(self, item) -> list[dict]:
+    def get_answers(self, item: Item) -> list[dict]:
         return [
             {"slot": s.slot, "answer": s.answer_id, "source": s.answer.source.slug}
             for s in item.slots.all()
@@ -117,10 +117,11 @@ class JudgmentSerializer(serializers.ModelSerializer):
             "simulated",
         ]
 
-    def get_preference(self, judgment) -> str:
+    def get_preference(self, judgment: Judgment) -> str:
         if judgment.is_tie:
             return "tie"
-        return judgment.preferred_answer.source.slug if judgment.preferred_answer_id else ""
+        preferred = judgment.preferred_answer  # None, without a query, when there is none
+        return preferred.source.slug if preferred is not None else ""
 
 
 class RatingSerializer(serializers.ModelSerializer):

@@ -1,5 +1,7 @@
 """Read-only REST API for researchers: the data, the judgments and the results."""
 
+from typing import Any
+
 from django.db.models import Count
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -8,6 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from dialogues.models import Answer, Character, Scenario, Source
@@ -26,7 +29,7 @@ class ResearchViewSet(viewsets.ReadOnlyModelViewSet):
     permission_classes = [IsResearcher]
     filter_backends = [DjangoFilterBackend]
 
-    def initial(self, request, *args, **kwargs):
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
         # PostgreSQL text cannot hold NUL: such a value can match nothing, and would
         # otherwise fail inside the database. Checked here for every parameter, path
@@ -78,7 +81,7 @@ class StudyViewSet(ResearchViewSet):
 
     @extend_schema(responses={200: dict})
     @action(detail=True)
-    def results(self, request, slug=None):
+    def results(self, request: Request, slug: str | None = None) -> Response:
         """Agreement, leaderboards and the other derived results, as the workers stored them."""
         study = self.get_object()
         results = getattr(study, "results", None)
@@ -98,7 +101,7 @@ class StudyViewSet(ResearchViewSet):
         responses={(200, "text/csv"): bytes},
     )
     @action(detail=True, url_path="export", url_name="export")
-    def export(self, request, slug=None):
+    def export(self, request: Request, slug: str | None = None) -> StreamingHttpResponse:
         """The study's ratings as a streamed file (see `export_ratings`). The file type is
         `kind`, because DRF reserves `format` for choosing a renderer."""
         study = get_object_or_404(Study, slug=slug)
@@ -109,7 +112,7 @@ class StudyViewSet(ResearchViewSet):
         )
 
 
-def export_response(study, kind: str, include_excluded: bool):
+def export_response(study: Study, kind: str, include_excluded: bool) -> StreamingHttpResponse:
     if kind not in exports.KINDS:
         raise ValidationError({"kind": "csv, jsonl or wide"})
     content_type = "application/x-ndjson" if kind == "jsonl" else "text/csv"

@@ -1,10 +1,11 @@
 """The rating screen. Full pages for plain requests, the `item` fragment for htmx."""
 
 import logging
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -17,14 +18,16 @@ from .. import selectors, services
 from ..models import Assignment, AssignmentState
 from ..parsing import whole_number
 from ..selectors import Step
+from ..typing import AuthenticatedRequest
 
 TEMPLATE = "annotation/annotate.html"
+# Keyed by the stored value, which is what `Assignment.state` reads back as.
 _DONE_WITH = {
-    AssignmentState.SUBMITTED: gettext_lazy(
+    AssignmentState.SUBMITTED.value: gettext_lazy(
         "You already submitted that item; here is your next one."
     ),
-    AssignmentState.SKIPPED: gettext_lazy("You skipped that item; here is your next one."),
-    AssignmentState.EXPIRED: gettext_lazy(
+    AssignmentState.SKIPPED.value: gettext_lazy("You skipped that item; here is your next one."),
+    AssignmentState.EXPIRED.value: gettext_lazy(
         "That item is no longer reserved for you; here is your next one."
     ),
 }
@@ -32,8 +35,16 @@ _DONE_WITH = {
 logger = logging.getLogger(__name__)
 
 
-def _render(request, assignment, *, error=None, posted=None, status=200, notice=None):
-    context = {
+def _render(
+    request: AuthenticatedRequest,
+    assignment: Assignment | None,
+    *,
+    error: str | None = None,
+    posted: dict[str, str] | None = None,
+    status: int = 200,
+    notice: str | None = None,
+) -> HttpResponse:
+    context: dict[str, Any] = {
         "progress": selectors.progress_of(request.user),
         "error": error,
         "notice": notice,
@@ -50,7 +61,7 @@ def _render(request, assignment, *, error=None, posted=None, status=200, notice=
     return response
 
 
-def _not_ready(request):
+def _not_ready(request: AuthenticatedRequest) -> HttpResponse | None:
     step = selectors.annotator_step(request.user)
     return None if step == Step.READY else redirect("screening")
 
@@ -60,7 +71,7 @@ def _not_ready(request):
 @never_cache
 @login_required
 @require_GET
-def annotate(request):
+def annotate(request: AuthenticatedRequest) -> HttpResponse:
     """Send the annotator to their current item, or to what they must do first."""
     if (detour := _not_ready(request)) is not None:
         return detour
@@ -70,7 +81,7 @@ def annotate(request):
     return redirect("annotate-item", token=assignment.token)
 
 
-def _own_assignment(request, token) -> Assignment:
+def _own_assignment(request: AuthenticatedRequest, token: str) -> Assignment:
     assignment = (
         Assignment.objects.select_related("item__study", "item__character", "item__scenario")
         .filter(token=token, annotator=request.user)
@@ -85,7 +96,7 @@ def _own_assignment(request, token) -> Assignment:
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
-def item(request, token):
+def item(request: AuthenticatedRequest, token: str) -> HttpResponse:
     if (detour := _not_ready(request)) is not None:
         return detour
     if request.method == "POST":
@@ -104,7 +115,9 @@ def item(request, token):
     return _render(request, assignment)
 
 
-def submission_from_post(post, assignment) -> tuple[services.Submission, dict]:
+def submission_from_post(
+    post: QueryDict, assignment: Assignment
+) -> tuple[services.Submission, dict[str, str]]:
     """Read the form. Values that are not whole numbers are passed on as 0, which the
     service refuses as out of range; missing values are simply absent."""
     ratings, posted = {}, {}
@@ -130,7 +143,7 @@ def submission_from_post(post, assignment) -> tuple[services.Submission, dict]:
     )
 
 
-def _submit(request, token):
+def _submit(request: AuthenticatedRequest, token: str) -> HttpResponse:
     assignment = _own_assignment(request, token)
     submission, posted = submission_from_post(request.POST, assignment)
     try:
@@ -147,7 +160,7 @@ def _submit(request, token):
     return _next_after_saving(request)
 
 
-def _next_after_saving(request, notice=None):
+def _next_after_saving(request: AuthenticatedRequest, notice: str | None = None) -> HttpResponse:
     """The judgment is committed: whatever happens while fetching the next item, the
     answer must not claim it failed (the annotator would rate it again, or stop trusting
     the page). A failure here says "saved" and offers to fetch the next item again."""
@@ -163,7 +176,7 @@ def _next_after_saving(request, notice=None):
         return response
 
 
-def _next(request, notice=None):
+def _next(request: AuthenticatedRequest, notice: str | None = None) -> HttpResponse:
     if not request.htmx:
         return HttpResponseRedirect(reverse("annotate"))
     assignment = services.assignment_next(user=request.user)
@@ -172,7 +185,7 @@ def _next(request, notice=None):
 
 @login_required
 @require_POST
-def skip(request, token):
+def skip(request: AuthenticatedRequest, token: str) -> HttpResponse:
     if (detour := _not_ready(request)) is not None:
         return detour
     assignment = _own_assignment(request, token)

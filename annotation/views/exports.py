@@ -1,17 +1,22 @@
 """Export files prepared by a worker: request one, watch it, download it."""
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
-from django.http import FileResponse, Http404
+from django.contrib.auth.models import User
+from django.core.files.storage import Storage
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .. import selectors, services
 from ..models import ExportJob, ExportKind, ExportStatus, Study
 from ..roles import is_admin, researcher_required
+from ..typing import AuthenticatedRequest
 
 
-def export_context(user, study) -> dict:
+def export_context(user: User, study: Study) -> dict[str, Any]:
     """What the results page's export section shows."""
     jobs = selectors.export_jobs_of(user, study)
     return {
@@ -22,7 +27,9 @@ def export_context(user, study) -> dict:
     }
 
 
-def _jobs_fragment(request, study, status=200, error=None):
+def _jobs_fragment(
+    request: AuthenticatedRequest, study: Study, status: int = 200, error: str | None = None
+) -> HttpResponse:
     return render(
         request,
         "annotation/results.html#export-jobs",
@@ -33,7 +40,7 @@ def _jobs_fragment(request, study, status=200, error=None):
 
 @researcher_required
 @require_http_methods(["GET", "POST"])
-def export_jobs(request, slug):
+def export_jobs(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """GET: the researcher's latest jobs (polled while one is running). POST: a new job."""
     study = get_object_or_404(Study, slug=slug)
     if request.method == "GET":
@@ -58,17 +65,20 @@ def export_jobs(request, slug):
     return redirect("results-study", slug=study.slug)
 
 
-def _finished_job(request, pk) -> ExportJob:
-    """A finished job, for its requester (or an admin) only; anyone else gets a 404."""
+def _finished_job(request: AuthenticatedRequest, pk: int) -> tuple[ExportJob, str]:
+    """A finished job and the name of its file, for its requester (or an admin) only;
+    anyone else gets a 404."""
     job = get_object_or_404(ExportJob.objects.select_related("study"), pk=pk)
     if job.requested_by_id != request.user.pk and not is_admin(request.user):
         raise Http404
-    if job.status != ExportStatus.DONE or not job.file:
+    # A file field is false exactly when its name is empty.
+    name = job.file.name
+    if job.status != ExportStatus.DONE or not name:
         raise Http404
-    return job
+    return job, name
 
 
-def _attachment(storage, name, content_type):
+def _attachment(storage: Storage, name: str, content_type: str) -> FileResponse:
     try:
         stream = storage.open(name, "rb")
     except FileNotFoundError:
@@ -79,23 +89,23 @@ def _attachment(storage, name, content_type):
 
 @researcher_required
 @require_GET
-def export_download(request, pk):
+def export_download(request: AuthenticatedRequest, pk: int) -> FileResponse:
     """The finished file, streamed from disk. Only its requester (or an admin) gets it."""
-    job = _finished_job(request, pk)
+    job, name = _finished_job(request, pk)
     content_type = {
         "zip": "application/zip",
         "jsonl": "application/x-ndjson; charset=utf-8",
-    }.get(job.file.name.rsplit(".", 1)[-1], "text/csv; charset=utf-8")
-    return _attachment(job.file.storage, job.file.name, content_type)
+    }.get(name.rsplit(".", 1)[-1], "text/csv; charset=utf-8")
+    return _attachment(job.file.storage, name, content_type)
 
 
 @researcher_required
 @require_GET
-def export_manifest(request, pk):
+def export_manifest(request: AuthenticatedRequest, pk: int) -> FileResponse:
     """The manifest written beside a finished file (checksum, options, study design,
     counts, software), on the same terms as the file. A snapshot has it inside its zip."""
-    job = _finished_job(request, pk)
+    job, name = _finished_job(request, pk)
     if job.kind == ExportKind.SNAPSHOT:
         raise Http404
-    name = services.manifest_name(job.file.name)
-    return _attachment(job.file.storage, name, "application/json; charset=utf-8")
+    manifest = services.manifest_name(name)
+    return _attachment(job.file.storage, manifest, "application/json; charset=utf-8")

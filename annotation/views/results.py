@@ -1,6 +1,7 @@
 """Results for researchers and staff: leaderboards, agreement, preferences, charts."""
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -8,12 +9,13 @@ from django.views.decorators.http import require_GET, require_POST
 from .. import methods, selectors, services
 from ..models import Study, StudyResults
 from ..roles import researcher_required, study_manager_required
+from ..typing import AuthenticatedRequest
 from .exports import export_context
 
 
 @researcher_required
 @require_GET
-def study_list(request):
+def study_list(request: AuthenticatedRequest) -> HttpResponse:
     return render(
         request, "annotation/results_list.html", {"studies": selectors.studies_with_results()}
     )
@@ -21,7 +23,7 @@ def study_list(request):
 
 @researcher_required
 @require_GET
-def study_results(request, slug):
+def study_results(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     study = get_object_or_404(Study, slug=slug)
     view = selectors.results_view(
         study,
@@ -37,7 +39,7 @@ def study_results(request, slug):
 
 @researcher_required
 @require_GET
-def study_methods(request, slug):
+def study_methods(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """The methods paragraph, in both languages, for the results as they stand."""
     study = get_object_or_404(Study, slug=slug)
     results = StudyResults.objects.filter(study=study).first()
@@ -56,7 +58,7 @@ def study_methods(request, slug):
 
 @study_manager_required
 @require_POST
-def refresh(request, slug):
+def refresh(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """Staff ask for a recompute now instead of waiting for the next one."""
     study = get_object_or_404(Study, slug=slug)
     if not services.study_results_refresh_request(study=study):

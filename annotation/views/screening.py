@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -12,11 +13,12 @@ from dialogues.models import Character
 from .. import selectors, services
 from ..models import Qualification, QualificationStatus
 from ..parsing import whole_number, whole_numbers
+from ..typing import AuthenticatedRequest
 
 
 @login_required
 @require_GET
-def hub(request):
+def hub(request: AuthenticatedRequest) -> HttpResponse:
     step = selectors.annotator_step(request.user)
     if step == selectors.Step.CONSENT:
         return redirect("screening-consent")
@@ -36,7 +38,7 @@ def hub(request):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def consent(request):
+def consent(request: AuthenticatedRequest) -> HttpResponse:
     if request.method == "POST":
         if request.POST.get("agree") != "yes":
             messages.error(
@@ -50,7 +52,7 @@ def consent(request):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def characters(request):
+def characters(request: AuthenticatedRequest) -> HttpResponse:
     if selectors.annotator_step(request.user) == selectors.Step.CONSENT:
         return redirect("screening-consent")
     all_characters = list(Character.objects.order_by("work_zh", "name_zh"))
@@ -74,7 +76,7 @@ def characters(request):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def quiz(request, character_id):
+def quiz(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     character = get_object_or_404(Character, pk=character_id)
     qualification = get_object_or_404(
         Qualification, profile__user=request.user, character=character
@@ -118,6 +120,8 @@ def quiz(request, character_id):
 def quiz_result_message(result: Qualification) -> str:
     """What the applicant needs to know after an attempt: their score against the pass
     mark, and what happens next."""
+    # An attempt was just scored by `quiz_submit`: only an untried application has none.
+    assert result.quiz_score is not None
     figures = {
         "score": round(100 * result.quiz_score),
         "mark": round(100 * services.screening_pass_mark(result.character)),

@@ -1,7 +1,7 @@
 """The annotator directory, one annotator's record, suspension and quality flags."""
 
 from django.contrib import messages
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -11,13 +11,14 @@ from django.views.decorators.http import require_GET, require_POST
 from ... import selectors, services
 from ...models import AnnotatorProfile, ProfileStatus, QualityFlag
 from ...roles import study_manager_required
+from ...typing import AuthenticatedRequest
 from .common import page_of, submit
 from .forms import AnnotatorFilterForm, FlagResolveForm, ReasonForm
 
 
 @study_manager_required
 @require_GET
-def annotator_directory(request):
+def annotator_directory(request: AuthenticatedRequest) -> HttpResponse:
     form = AnnotatorFilterForm(request.GET)
     filters = form.filters()
     page = page_of(
@@ -37,7 +38,7 @@ def annotator_directory(request):
 
 @study_manager_required
 @require_GET
-def annotator_detail(request, profile_id):
+def annotator_detail(request: AuthenticatedRequest, profile_id: int) -> HttpResponse:
     profile = get_object_or_404(AnnotatorProfile.objects.select_related("user"), pk=profile_id)
     return render(
         request,
@@ -54,7 +55,9 @@ SUSPENSION = {
 
 @study_manager_required
 @require_POST
-def annotator_suspension(request, profile_id, action):
+def annotator_suspension(
+    request: AuthenticatedRequest, profile_id: int, action: str
+) -> HttpResponse:
     profile = get_object_or_404(AnnotatorProfile, pk=profile_id)
     if action not in SUSPENSION:
         raise Http404
@@ -70,7 +73,7 @@ def annotator_suspension(request, profile_id, action):
 
 @study_manager_required
 @require_POST
-def flag_resolve(request, flag_id):
+def flag_resolve(request: AuthenticatedRequest, flag_id: int) -> HttpResponse:
     """Mark a flag about an annotator's work as reviewed, saying what was found."""
     flag = get_object_or_404(QualityFlag.objects.select_related("study"), pk=flag_id)
     profile = get_object_or_404(AnnotatorProfile, user_id=flag.annotator_id)

@@ -1,18 +1,20 @@
 """The audit trail, for admins."""
 
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from ... import selectors
 from ...models import AuditAction, Study
 from ...roles import admin_required
+from ...typing import AuthenticatedRequest
 from .common import page_of
 from .forms import AuditFilterForm
 
 
 @admin_required
 @require_GET
-def audit_log(request):
+def audit_log(request: AuthenticatedRequest) -> HttpResponse:
     form = AuditFilterForm(request.GET)
     filters = form.filters()
     events = selectors.audit_events(

@@ -1,12 +1,14 @@
 """What the staff screens share: the pager, the way back after a post, and the pattern
 "check the form, call the service, show its refusal or the success, redirect"."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django import forms
 from django.contrib import messages
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.paginator import Page, Paginator
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
@@ -15,7 +17,7 @@ from ... import services
 PAGE_SIZE = 50
 
 
-def page_of(form: forms.Form, rows) -> Page:
+def page_of(form: forms.Form, rows: QuerySet[Any] | Sequence[Any]) -> Page[Any]:
     """The page the query string asks for; a page out of range shows the last one."""
     return Paginator(rows, PAGE_SIZE).get_page(form.cleaned_data.get("page"))
 
@@ -28,9 +30,11 @@ def back(request: HttpRequest, default: str) -> str:
 
 def first_error(form: forms.Form) -> str:
     """The message of the first field (in the form's order) that does not validate."""
-    for field in [*form.fields, forms.forms.NON_FIELD_ERRORS]:
+    for field in [*form.fields, NON_FIELD_ERRORS]:
         if field in form.errors:
-            return form.errors[field][0]
+            # An ErrorList item reads as its message (a ValidationError is rendered); the
+            # stubs type the stored entries instead.
+            return str(form.errors[field][0])
     return ""
 
 

@@ -4,13 +4,17 @@ Filters never refuse: a value that does not validate (a hand-edited URL) falls b
 filter's default and the page still shows. Posts do refuse: the first field that does not
 validate says why, and nothing is changed."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from ...models import AuditAction, ProfileStatus, Qualification, QualificationStatus
 from ...parsing import whole_numbers
+from ...typing import StrOrPromise
 
-ANY = [("", "")]
+ANY: list[tuple[str, StrOrPromise]] = [("", "")]
 
 
 class WholeNumbersField(forms.Field):
@@ -18,19 +22,21 @@ class WholeNumbersField(forms.Field):
 
     widget = forms.MultipleHiddenInput
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(required=False, **kwargs)
 
-    def to_python(self, value):
+    def to_python(self, value: Any) -> list[int]:
         return whole_numbers(value or [])
 
 
-def _choice(choices, message=None, **kwargs):
+def _choice(
+    choices: list[tuple[str, StrOrPromise]], message: StrOrPromise | None = None, **kwargs: Any
+) -> forms.ChoiceField:
     errors = {"required": message, "invalid_choice": message} if message else None
     return forms.ChoiceField(choices=choices, error_messages=errors, **kwargs)
 
 
-def _text(**kwargs):
+def _text(**kwargs: Any) -> forms.CharField:
     """Free text passed to the service as typed; the service cleans it."""
     return forms.CharField(required=False, strip=False, **kwargs)
 
@@ -38,13 +44,13 @@ def _text(**kwargs):
 class FilterForm(forms.Form):
     page = forms.IntegerField(required=False)
 
-    def __init__(self, data):
+    def __init__(self, data: Mapping[str, Any]) -> None:
         super().__init__(data)
         self.is_valid()
         for name in list(self.errors):
             self.cleaned_data[name] = self.fields[name].initial
 
-    def filters(self) -> dict:
+    def filters(self) -> dict[str, Any]:
         """The filters as the templates and the pager's query strings use them."""
         return {name: value for name, value in self.cleaned_data.items() if name != "page"}
 
@@ -55,17 +61,17 @@ class ScreeningFilterForm(FilterForm):
     )
     character = forms.IntegerField(required=False, min_value=0)
 
-    def clean_status(self):
+    def clean_status(self) -> str:
         return self.cleaned_data["status"] or QualificationStatus.PASSED
 
 
 class AnnotatorFilterForm(FilterForm):
-    status = _choice(ANY + ProfileStatus.choices, required=False, initial="")
+    status = _choice([*ANY, *ProfileStatus.choices], required=False, initial="")
     q = forms.CharField(required=False)
 
 
 class AuditFilterForm(FilterForm):
-    action = _choice(ANY + AuditAction.choices, required=False, initial="")
+    action = _choice([*ANY, *AuditAction.choices], required=False, initial="")
     study = forms.IntegerField(required=False, min_value=0)
     actor = forms.CharField(required=False)
 
@@ -77,7 +83,7 @@ class ScreeningReviewForm(forms.Form):
     qualification = WholeNumbersField()
     note = _text()
 
-    def clean_qualification(self):
+    def clean_qualification(self) -> list[Qualification]:
         """The chosen applications; all of them must exist."""
         ids = self.cleaned_data["qualification"]
         qualifications = list(Qualification.objects.filter(pk__in=ids))
@@ -121,7 +127,7 @@ class MembershipChangeForm(forms.Form):
     remove = forms.BooleanField(required=False)
     cap = _text()
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         # An empty cap field means "the study's cap"; a post without the field is not a
         # cap change at all.
         if not self.cleaned_data.get("remove") and "cap" not in self.data:

@@ -2,6 +2,9 @@
 far the members cover what the study needs. (URL names keep the page's former name,
 "assignment".)"""
 
+from typing import Any
+
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -12,13 +15,14 @@ from dialogues.models import Character
 from ... import selectors, services
 from ...models import AnnotatorProfile, Study, StudyMembership
 from ...roles import study_manager_required
+from ...typing import AuthenticatedRequest
 from .common import back, submit
 from .forms import MembershipAddForm, MembershipChangeForm
 
 
 @study_manager_required
 @require_GET
-def study_members(request, slug):
+def study_members(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     study = get_object_or_404(Study, slug=slug)
     return render(
         request,
@@ -34,10 +38,10 @@ def study_members(request, slug):
 
 @study_manager_required
 @require_POST
-def membership_add(request, slug):
+def membership_add(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     study = get_object_or_404(Study, slug=slug)
 
-    def add(data):
+    def add(data: dict[str, Any]) -> list[StudyMembership]:
         profiles = AnnotatorProfile.objects.filter(pk__in=data["profile"]).select_related("user")
         return services.memberships_add(
             study=study,
@@ -58,14 +62,14 @@ def membership_add(request, slug):
 
 @study_manager_required
 @require_POST
-def membership_change(request, slug, membership_id):
+def membership_change(request: AuthenticatedRequest, slug: str, membership_id: int) -> HttpResponse:
     membership = get_object_or_404(
         StudyMembership.objects.select_related("study"), pk=membership_id, study__slug=slug
     )
     form = MembershipChangeForm(request.POST)
     removing = form.is_valid() and form.cleaned_data["remove"]
 
-    def change(data):
+    def change(data: dict[str, Any]) -> StudyMembership | None:
         if data["remove"]:
             return services.membership_remove(membership=membership, actor=request.user)
         return services.membership_cap_set(

@@ -1,7 +1,10 @@
 """Screening review: the queue of applications, the decision on several at once, and one
 applicant's applications."""
 
+from typing import Any
+
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -12,11 +15,12 @@ from dialogues.models import Character
 from ... import selectors, services
 from ...models import AnnotatorProfile, QualificationStatus
 from ...roles import study_manager_required
+from ...typing import AuthenticatedRequest
 from .common import attempt, back, page_of
 from .forms import ScreeningFilterForm, ScreeningReviewForm
 
 
-def _queue_context(request):
+def _queue_context(request: AuthenticatedRequest) -> dict[str, Any]:
     # After a decision, the queue is shown again with the filters the form carried.
     data = request.POST.dict() | {key: value for key, value in request.GET.items() if value}
     form = ScreeningFilterForm(data)
@@ -35,14 +39,14 @@ def _queue_context(request):
 
 @study_manager_required
 @require_GET
-def screening_queue(request):
+def screening_queue(request: AuthenticatedRequest) -> HttpResponse:
     template = "staff/screening.html#queue" if request.htmx else "staff/screening.html"
     return render(request, template, _queue_context(request))
 
 
 @study_manager_required
 @require_POST
-def screening_review(request):
+def screening_review(request: AuthenticatedRequest) -> HttpResponse:
     """Approve or reject the chosen applications, one note for all of them."""
     form = ScreeningReviewForm(request.POST)
     error, _reviewed = attempt(
@@ -71,7 +75,7 @@ def screening_review(request):
 
 @study_manager_required
 @require_GET
-def applicant(request, profile_id):
+def applicant(request: AuthenticatedRequest, profile_id: int) -> HttpResponse:
     profile = get_object_or_404(AnnotatorProfile.objects.select_related("user"), pk=profile_id)
     return render(
         request,

@@ -1,5 +1,8 @@
 """Study dashboards: progress, caps, status, and the review of flagged judgments."""
 
+from typing import Any
+
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -8,17 +11,18 @@ from django.views.decorators.http import require_GET, require_POST
 from ... import selectors, services
 from ...models import Judgment, Study, StudyStatus
 from ...roles import study_manager_required
+from ...typing import AuthenticatedRequest
 from .common import attempt, submit
 from .forms import JudgmentDecisionForm, StudyCapsForm, StudyStatusForm
 
 
 @study_manager_required
 @require_GET
-def study_list(request):
+def study_list(request: AuthenticatedRequest) -> HttpResponse:
     return render(request, "staff/studies.html", {"studies": selectors.staff_studies()})
 
 
-def _dashboard_context(study):
+def _dashboard_context(study: Study) -> dict[str, Any]:
     progress = selectors.study_progress(study)
     total = progress["total"]
     return {
@@ -36,14 +40,14 @@ def _dashboard_context(study):
 
 @study_manager_required
 @require_GET
-def study_dashboard(request, slug):
+def study_dashboard(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     study = get_object_or_404(Study, slug=slug)
     return render(request, "staff/study.html", _dashboard_context(study))
 
 
 @study_manager_required
 @require_POST
-def study_caps(request, slug):
+def study_caps(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     study = get_object_or_404(Study, slug=slug)
     return submit(
         request,
@@ -56,7 +60,7 @@ def study_caps(request, slug):
 
 @study_manager_required
 @require_POST
-def study_status(request, slug):
+def study_status(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     study = get_object_or_404(Study, slug=slug)
     return submit(
         request,
@@ -74,7 +78,7 @@ def study_status(request, slug):
 
 @study_manager_required
 @require_POST
-def judgment_decide(request, slug, judgment_id):
+def judgment_decide(request: AuthenticatedRequest, slug: str, judgment_id: int) -> HttpResponse:
     """Keep or exclude a flagged judgment; the reason is required."""
     study = get_object_or_404(Study, slug=slug)
     judgment = get_object_or_404(Judgment, pk=judgment_id, item__study=study)
@@ -99,7 +103,7 @@ def judgment_decide(request, slug, judgment_id):
     return render(request, "staff/study.html#flagged", context, status=422 if error else 200)
 
 
-def _decide(request, judgment, data):
+def _decide(request: AuthenticatedRequest, judgment: Judgment, data: dict[str, Any]) -> Judgment:
     return services.judgment_decide(
         judgment=judgment,
         decided_by=request.user,
