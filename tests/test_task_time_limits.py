@@ -192,3 +192,64 @@ def test_an_export_interrupted_by_the_soft_limit_says_so_and_leaves_no_file(
     assert job.status == ExportStatus.FAILED
     assert job.error == services.exports.TIME_LIMIT_ERROR and job.finished_at is not None
     assert list((media_root / "exports").iterdir()) == []
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)
+def test_an_export_killed_at_the_hard_limit_is_failed_and_a_new_child_takes_the_next(
+    postgres, redis_url, small_study, media_root, tmp_path, sent_with_limits
+):
+    study = small_study
+    researcher = UserFactory(email="r@example.com")
+    # Short enough to wait for: the soft limit is ignored, the hard one comes 4 s later.
+    sent_with_limits("annotation.tasks.export_job_run", soft=3, hard=7)
+    with pausing_prefork_worker(
+        redis_url=redis_url,
+        tmp_path=tmp_path,
+        pause_in="export",
+        env={"DJANGO_MEDIA_ROOT": str(media_root), "CHATANIME_PAUSE_IGNORES_SOFT_LIMIT": "1"},
+    ) as (worker, marker, log):
+        killed = services.export_job_request(study=study, user=researcher, kind="csv")
+        paused_in_a_child_of(worker, marker)
+
+        failed = wait_for(
+            lambda: ExportJob.objects.filter(pk=killed.pk, status=ExportStatus.FAILED).first(),
+            90,
+        )
+        assert failed is not None, log()
+        assert failed.error == services.exports.KILLED_AT_TIME_LIMIT_ERROR
+        assert "Hard time limit (7s) exceeded for annotation.tasks.export_job_run" in log()
+
+        # The child that was killed is replaced; the next export (with the usual limits)
+        # is written in full.
+        sent_with_limits("annotation.tasks.export_job_run", soft=600, hard=660)
+        following = services.export_job_request(study=study, user=researcher, kind="csv")
+        done = wait_for(
+            lambda: ExportJob.objects.filter(pk=following.pk, status=ExportStatus.DONE).first(),
+            90,
+        )
+        assert done is not None, log()
+        assert worker.poll() is None
+
+    assert ExportJob.objects.get(pk=killed.pk).status == ExportStatus.FAILED
+    expected = b"".join(exports.export_chunks(study, "csv", False))
+    assert (media_root / done.file.name).read_bytes() == expected
+
+
+@pytest.mark.django_db
+def test_only_an_unfinished_export_is_marked_killed(small_study):
+    researcher = UserFactory(email="r@example.com")
+    running = ExportJob.objects.create(
+        study=small_study, requested_by=researcher, kind="csv", status=ExportStatus.RUNNING
+    )
+    done = ExportJob.objects.create(
+        study=small_study, requested_by=researcher, kind="csv", status=ExportStatus.DONE
+    )
+
+    assert services.export_job_killed(job_id=running.pk) is True
+    assert services.export_job_killed(job_id=done.pk) is False
+
+    running.refresh_from_db()
+    assert running.status == ExportStatus.FAILED and running.finished_at is not None
+    assert running.error == services.exports.KILLED_AT_TIME_LIMIT_ERROR
+    assert ExportJob.objects.get(pk=done.pk).status == ExportStatus.DONE

@@ -27,7 +27,11 @@ EXPORT_DIRECTORY = "exports"
 EXPORT_JOB_RUN_TASK = "annotation.tasks.export_job_run"
 SUFFIXES = {"csv": "csv", "wide": "csv", "jsonl": "jsonl", "snapshot": "zip"}
 TIME_LIMIT_ERROR = (
-    "stopped at the workers' time limit for export files (CHATANIME_EXPORT_SOFT_TIME_LIMIT);"
+    "stopped at the workers' time limit for export files;"
+    " for a study this large, write the file with `manage.py export_ratings`"
+)
+KILLED_AT_TIME_LIMIT_ERROR = (
+    "the worker writing it was killed at the hard time limit for export files;"
     " for a study this large, write the file with `manage.py export_ratings`"
 )
 
@@ -96,6 +100,22 @@ def export_job_run(*, job: ExportJob) -> ExportJob:
         )
     job.refresh_from_db()
     return job
+
+
+def export_job_killed(*, job_id: int) -> bool:
+    """Record that the worker writing the job was killed at its hard time limit (its
+    soft limit did not stop it). Without this the job would stay running until the
+    tidy-up sends it again, to be killed again. True when the job was still unfinished."""
+    logger.error("export job %s killed at the hard time limit", job_id)
+    return bool(
+        ExportJob.objects.filter(
+            pk=job_id, status__in=[ExportStatus.QUEUED, ExportStatus.RUNNING]
+        ).update(
+            status=ExportStatus.FAILED,
+            error=KILLED_AT_TIME_LIMIT_ERROR,
+            finished_at=timezone.now(),
+        )
+    )
 
 
 # A job still queued after this long lost its message (a broker restart, a failed send
