@@ -21,6 +21,7 @@ from annotation.simulation import simulate_study
 from annotation.tasks import study_results_refresh
 from tests.factories import UserFactory
 from tests.fixtures.services import (
+    REPO,
     database_url_of_test_database,
     publishing_to,
     running_worker,
@@ -253,3 +254,15 @@ def test_only_an_unfinished_export_is_marked_killed(small_study):
     assert running.status == ExportStatus.FAILED and running.finished_at is not None
     assert running.error == services.exports.KILLED_AT_TIME_LIMIT_ERROR
     assert ExportJob.objects.get(pk=done.pk).status == ExportStatus.DONE
+
+
+@pytest.mark.parametrize("path", ["docker-compose.yml", "Makefile"])
+def test_every_worker_started_for_real_use_runs_the_prefork_pool(path):
+    commands = [
+        line
+        for line in (REPO / path).read_text().splitlines()
+        if "celery -A chatanime_site worker" in line
+    ]
+    assert commands
+    for command in commands:
+        assert "--pool prefork" in command, command
