@@ -42,7 +42,7 @@ format: $(VENV)/.installed
 	$(VENV)/bin/ruff format .
 
 worker: $(VENV)/.installed
-	$(VENV)/bin/celery -A chatanime_site worker --beat --loglevel INFO
+	$(VENV)/bin/celery -A chatanime_site worker --pool prefork --beat --loglevel INFO
 
 $(VENV)/.bench-installed: $(VENV)/.installed requirements/bench.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/bench.lock

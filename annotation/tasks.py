@@ -5,7 +5,9 @@ them by name through annotation.enqueue, so that nothing but Celery imports this
 
 import socket
 
-from celery import shared_task
+from celery import Task, shared_task
+from celery.exceptions import TimeLimitExceeded
+from django.db import connection
 
 from . import services
 from .models import ExportJob, Study
@@ -47,7 +49,18 @@ def leases_expire() -> int:
     return services.leases_expire()
 
 
+class ExportTask(Task):
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        """At the hard time limit the worker kills the child process writing the file and
+        calls this in its main process: the job is marked failed there."""
+        if isinstance(exc, TimeLimitExceeded) and args:
+            services.export_job_killed(job_id=args[0])
+            # The main process forks the next children: it keeps no connection open.
+            connection.close()
+
+
 @shared_task(
+    base=ExportTask,
     acks_late=True,
     reject_on_worker_lost=True,
     soft_time_limit=EXPORT_SOFT_TIME_LIMIT,

@@ -11,7 +11,13 @@ from .annotators import (
     memberships_add,
 )
 from .errors import AnnotationError
-from .exports import export_job_request, export_job_run, export_jobs_tidy, manifest_name
+from .exports import (
+    export_job_killed,
+    export_job_request,
+    export_job_run,
+    export_jobs_tidy,
+    manifest_name,
+)
 from .judgments import Submission, judgment_submit
 from .leases import (
     assignment_check_active,
@@ -71,6 +77,7 @@ __all__ = [
     "characters_claim",
     "characters_with_quiz_ids",
     "consent_give",
+    "export_job_killed",
     "export_job_request",
     "export_job_run",
     "export_jobs_tidy",

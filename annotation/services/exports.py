@@ -10,6 +10,7 @@ import zipfile
 from datetime import timedelta
 from pathlib import Path
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
@@ -25,6 +26,14 @@ logger = logging.getLogger(__name__)
 EXPORT_DIRECTORY = "exports"
 EXPORT_JOB_RUN_TASK = "annotation.tasks.export_job_run"
 SUFFIXES = {"csv": "csv", "wide": "csv", "jsonl": "jsonl", "snapshot": "zip"}
+TIME_LIMIT_ERROR = (
+    "stopped at the workers' time limit for export files;"
+    " for a study this large, write the file with `manage.py export_ratings`"
+)
+KILLED_AT_TIME_LIMIT_ERROR = (
+    "the worker writing it was killed at the hard time limit for export files;"
+    " for a study this large, write the file with `manage.py export_ratings`"
+)
 
 
 def export_job_request(*, study, user, kind: str, include_excluded=False, bom=False) -> ExportJob:
@@ -67,6 +76,12 @@ def export_job_run(*, job: ExportJob) -> ExportJob:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         summary = _write(job, directory, name)
+    except SoftTimeLimitExceeded:
+        # The worker's time limit for export files stopped it; the partial file is gone.
+        logger.error("export job %s stopped at the time limit", job.pk)
+        ExportJob.objects.filter(pk=job.pk).update(
+            status=ExportStatus.FAILED, error=TIME_LIMIT_ERROR, finished_at=timezone.now()
+        )
     except Exception as error:
         logger.exception("export job %s failed", job.pk)
         ExportJob.objects.filter(pk=job.pk).update(
@@ -85,6 +100,22 @@ def export_job_run(*, job: ExportJob) -> ExportJob:
         )
     job.refresh_from_db()
     return job
+
+
+def export_job_killed(*, job_id: int) -> bool:
+    """Record that the worker writing the job was killed at its hard time limit (its
+    soft limit did not stop it). Without this the job would stay running until the
+    tidy-up sends it again, to be killed again. True when the job was still unfinished."""
+    logger.error("export job %s killed at the hard time limit", job_id)
+    return bool(
+        ExportJob.objects.filter(
+            pk=job_id, status__in=[ExportStatus.QUEUED, ExportStatus.RUNNING]
+        ).update(
+            status=ExportStatus.FAILED,
+            error=KILLED_AT_TIME_LIMIT_ERROR,
+            finished_at=timezone.now(),
+        )
+    )
 
 
 # A job still queued after this long lost its message (a broker restart, a failed send
