@@ -22,7 +22,7 @@ from ..models import (
 from ..pairing import POSITIONS
 from . import quality
 from .errors import AnnotationError
-from .leases import _active_assignment_for_update
+from .leases import active_assignment_for_update
 from .refreshes import study_results_refresh_later
 from .text import plain_text
 
@@ -79,19 +79,19 @@ def _claim(*, user, token: str, assignment: Assignment | None, now) -> Assignmen
     live. One conditional UPDATE both checks and locks: a concurrent second submission
     waits for it, then finds the lease no longer active."""
     if assignment is None:
-        assignment = _active_assignment_for_update(user=user, token=token)
+        assignment = active_assignment_for_update(user=user, token=token)
         assignment.state = AssignmentState.SUBMITTED
         assignment.save(update_fields=["state"])
         return assignment
     if assignment.item.study.status != StudyStatus.OPEN:
-        _active_assignment_for_update(user=user, token=token)  # raises the reason
+        active_assignment_for_update(user=user, token=token)  # raises the reason
     # Only the lease's own columns in the condition: PostgreSQL re-checks them on the row
     # a concurrent submission just changed, so exactly one of two racing requests wins.
     claimed = Assignment.objects.filter(
         pk=assignment.pk, state=AssignmentState.ACTIVE, expires_at__gt=now
     ).update(state=AssignmentState.SUBMITTED)
     if not claimed:
-        _active_assignment_for_update(user=user, token=token)  # raises the reason
+        active_assignment_for_update(user=user, token=token)  # raises the reason
         raise AnnotationError("not_yours", _("This item is not assigned to you."))
     return assignment
 

@@ -158,7 +158,7 @@ def leases_expire() -> int:
 
 @transaction.atomic
 def assignment_skip(*, user, token: str, reason: str) -> Assignment:
-    assignment = _active_assignment_for_update(user=user, token=token)
+    assignment = active_assignment_for_update(user=user, token=token)
     reason = plain_text(reason, 200)
     if not reason:
         raise AnnotationError("skip_reason", _("Please say why you skip this item."))
@@ -171,10 +171,12 @@ def assignment_skip(*, user, token: str, reason: str) -> Assignment:
 def assignment_check_active(*, user, token: str) -> Assignment:
     """The live lease behind `token`, or AnnotationError saying why it is not live."""
     with transaction.atomic():
-        return _active_assignment_for_update(user=user, token=token)
+        return active_assignment_for_update(user=user, token=token)
 
 
-def _active_assignment_for_update(*, user, token: str) -> Assignment:
+def active_assignment_for_update(*, user, token: str) -> Assignment:
+    """This annotator's live lease with this token, row-locked until the transaction
+    ends (submission and skip both start here); AnnotationError saying why otherwise."""
     assignment = (
         Assignment.objects.select_for_update()
         .select_related("item__study")

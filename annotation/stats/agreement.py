@@ -42,7 +42,7 @@ def patterns(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pairable[first], multiplicity
 
 
-def _pattern_coincidences(unique: np.ndarray) -> np.ndarray:
+def pattern_coincidences(unique: np.ndarray) -> np.ndarray:
     """One coincidence matrix per pattern: (n n^T - diag(n)) / (m - 1)."""
     m = unique.sum(axis=1).astype(float)
     outer = unique[:, :, None] * unique[:, None, :]
@@ -99,7 +99,7 @@ def krippendorff_alpha(
     unique, multiplicity = _patterns_of(counts, reduced)
     if len(unique) == 0:
         return float("nan")
-    coincidences = np.tensordot(multiplicity, _pattern_coincidences(unique), axes=1)
+    coincidences = np.tensordot(multiplicity, pattern_coincidences(unique), axes=1)
     return alpha_from_coincidences(coincidences, values, level)
 
 
@@ -127,7 +127,7 @@ def bootstrap_alpha(
     n_units = int(multiplicity.sum())
     if n_units == 0:
         return AlphaEstimate(float("nan"), float("nan"), float("nan"), 0)
-    per_pattern = _pattern_coincidences(unique)
+    per_pattern = pattern_coincidences(unique)
     alpha = alpha_from_coincidences(np.tensordot(multiplicity, per_pattern, axes=1), values, level)
     rng = np.random.default_rng(seed)
     resampled = rng.multinomial(n_units, multiplicity / n_units, size=draws)
@@ -234,7 +234,7 @@ def bootstrap_alpha_clustered(
     if n_units == 0:
         return AlphaEstimate(float("nan"), float("nan"), float("nan"), 0)
     # Per unit (n n^T - diag n) / (m - 1), summed per cluster: clusters x V x V.
-    per_unit = _pattern_coincidences(counts)
+    per_unit = pattern_coincidences(counts)
     _ids, cluster = np.unique(cluster, return_inverse=True)
     cluster = cluster.ravel()
     n_clusters = int(cluster.max()) + 1

@@ -27,9 +27,9 @@ import numpy as np
 
 from .agreement import (
     AlphaEstimate,
-    _pattern_coincidences,
     alpha_batch,
     counts_from_ratings,
+    pattern_coincidences,
 )
 from .intervals import t_quantile, two_way_cluster_means
 
@@ -135,7 +135,7 @@ def alpha_two_way(
     _codes, kind_of_unit = _dense(counts @ base ** np.arange(size, dtype=np.int64))
     kinds = np.zeros((int(kind_of_unit.max()) + 1, size), dtype=counts.dtype)
     kinds[kind_of_unit] = counts
-    kind_coincidences = _pattern_coincidences(kinds)
+    kind_coincidences = pattern_coincidences(kinds)
     coincidences = np.tensordot(
         np.bincount(kind_of_unit, minlength=len(kinds)), kind_coincidences, axes=1
     )
