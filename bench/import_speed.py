@@ -22,7 +22,9 @@ from bench import report  # noqa: E402
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "chatanime"
 
 
-def manage(database_url: str, *args: str) -> None:
+def scratch_env(database_url: str) -> dict[str, str]:
+    """The environment of a benchmark's child process: the local settings on this
+    database, quiet logs, and no broker, so that work queued for Celery runs in-process."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.local",
@@ -30,9 +32,32 @@ def manage(database_url: str, *args: str) -> None:
         "DJANGO_LOG_LEVEL": "WARNING",
     }
     env.pop("REDIS_URL", None)
+    return env
+
+
+def manage(database_url: str, *args: str) -> None:
     subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=REPO, env=env, check=True, capture_output=True
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env=scratch_env(database_url),
+        check=True,
+        capture_output=True,
     )
+
+
+def run_script(database_url: str, code: str) -> str:
+    """Run `python -c code` against this database (see `scratch_env`) and return what it
+    printed; a failing script ends the benchmark with its error."""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        env=scratch_env(database_url),
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        sys.exit(done.stderr)
+    return done.stdout
 
 
 def time_import_in_process(database_url: str, data: Path) -> tuple[float, float]:
@@ -47,16 +72,7 @@ def time_import_in_process(database_url: str, data: Path) -> tuple[float, float]
         "assert not r.changed_anything;"
         "print(a, b)"
     )
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.local",
-        "DATABASE_URL": database_url,
-        "DJANGO_LOG_LEVEL": "WARNING",
-    }
-    env.pop("REDIS_URL", None)
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env=env, check=True, capture_output=True, text=True
-    ).stdout.split()
+    out = run_script(database_url, code).split()
     return float(out[0]), float(out[1])
 
 

@@ -11,14 +11,13 @@ on SQLite and PostgreSQL.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import report
-from bench.import_speed import DEFAULT_DATA, REPO, manage, postgres_database
+from bench.import_speed import DEFAULT_DATA, manage, postgres_database, run_script
 
 TIMED = """
 import time, django
@@ -38,20 +37,7 @@ print(time.perf_counter() - started, items)
 
 
 def time_open(database_url: str, data: Path) -> tuple[float, int]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.local",
-        "DATABASE_URL": database_url,
-    }
-    env.pop("REDIS_URL", None)
-    out = subprocess.run(
-        [sys.executable, "-c", TIMED.format(data=str(data))],
-        cwd=REPO,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    out = run_script(database_url, TIMED.format(data=str(data))).split()
     return float(out[0]), int(out[1])
 
 

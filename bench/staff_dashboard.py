@@ -11,13 +11,12 @@ SQLite and PostgreSQL.
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.import_speed import DEFAULT_DATA, REPO, manage, postgres_database
+from bench.import_speed import DEFAULT_DATA, manage, postgres_database, run_script
 
 TIMED = """
 import random, statistics, time
@@ -76,23 +75,7 @@ print(statistics.median(seconds), min(seconds), max(seconds), len(queries), Item
 
 
 def time_dashboard(database_url: str, data: Path, requests: int) -> list[str]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.local",
-        "DATABASE_URL": database_url,
-        "DJANGO_LOG_LEVEL": "WARNING",
-    }
-    env.pop("REDIS_URL", None)
-    done = subprocess.run(
-        [sys.executable, "-c", TIMED.format(data=str(data), requests=requests)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode:
-        sys.exit(done.stderr)
-    return done.stdout.split()
+    return run_script(database_url, TIMED.format(data=str(data), requests=requests)).split()
 
 
 def main():

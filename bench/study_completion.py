@@ -12,15 +12,13 @@ annotation.selectors.ordering switched off) and once as served.
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import report
-from bench.import_speed import REPO, manage
+from bench.import_speed import REPO, manage, run_script
 
 LAYOUTS = {
     "pairs only, overlap 3, rounds 1-2": {"overlap": 3, "rounds": [1, 2], "diversity": False},
@@ -69,19 +67,11 @@ print(json.dumps({{
 
 
 def run(layout: dict, seed: int, url: str, greedy: bool) -> dict:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.local",
-        "DATABASE_URL": url,
-    }
-    env.pop("REDIS_URL", None)
     manage(url, "migrate", "--noinput")
     code = RUN.format(
         data=str(REPO / "dialogues" / "demo_data"), layout=layout, seed=seed, greedy=greedy
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, env=env, check=True, capture_output=True, text=True
-    ).stdout
+    out = run_script(url, code)
     return json.loads(out.strip().splitlines()[-1])
 
 
