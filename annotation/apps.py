@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_delete, post_migrate, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save
 from django.utils.translation import gettext_lazy as _
 
 
@@ -28,3 +28,41 @@ class AnnotationConfig(AppConfig):
         Metric = self.get_model("Metric")
         post_save.connect(metrics_cache_clear, sender=Metric)
         post_delete.connect(metrics_cache_clear, sender=Metric)
+        self._connect_worklists()
+
+    def _connect_worklists(self):
+        """Annotators' kept worklists (services.worklists) go stale when staff change who
+        may rate what: everyone's with a study, its characters or its members; one
+        annotator's with their profile or qualifications."""
+        from .services.worklists import plans_forget, plans_forget_all
+
+        Study = self.get_model("Study")
+        StudyMembership = self.get_model("StudyMembership")
+        for model in (Study, StudyMembership):
+            post_save.connect(plans_forget_all, sender=model, dispatch_uid=f"worklists-{model}")
+            post_delete.connect(plans_forget_all, sender=model, dispatch_uid=f"worklists-{model}")
+        for through in (Study.characters.through, StudyMembership.characters.through):
+            m2m_changed.connect(
+                plans_forget_all, sender=through, dispatch_uid=f"worklists-{through}"
+            )
+
+        def annotator_changed(sender, instance, **kwargs):
+            user_id = getattr(instance, "user_id", None)
+            if user_id is None:  # a qualification: its profile's user
+                user_id = (
+                    self.get_model("AnnotatorProfile")
+                    .objects.filter(pk=instance.profile_id)
+                    .values_list("user_id", flat=True)
+                    .first()
+                )
+            if user_id is not None:
+                plans_forget(user_id)
+
+        for name in ("AnnotatorProfile", "Qualification"):
+            model = self.get_model(name)
+            post_save.connect(
+                annotator_changed, sender=model, dispatch_uid=f"worklists-{name}", weak=False
+            )
+            post_delete.connect(
+                annotator_changed, sender=model, dispatch_uid=f"worklists-{name}-d", weak=False
+            )

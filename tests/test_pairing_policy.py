@@ -23,6 +23,7 @@ from annotation.models import (
 )
 from annotation.pairing import scheduled_left_slot, side_slack
 from annotation.selectors import eligibility
+from annotation.services import worklists
 from dialogues.models import Answer, Character, Source
 from tests.factories import approved_annotator
 from tests.fixtures.studies import late_scenario, make_study
@@ -189,6 +190,9 @@ def test_after_an_override_that_changed_the_side_the_next_pair_keeps_that_side(d
         lease.left_source_id = slot_sources[side]
         lease.right_source_id = slot_sources[1 - side]
         lease.save(update_fields=["display_order", "left_source", "right_source"])
+    # That history was written behind the service's back: the sides it keeps in the
+    # annotator's worklist must be read again.
+    worklists.plans_forget(annotator.pk)
 
     lease = services.assignment_next(user=annotator)
 

@@ -16,6 +16,7 @@ from dialogues.models import Answer
 from ..models import (
     Assignment,
     AssignmentState,
+    Item,
     ItemKind,
     Judgment,
     Metric,
@@ -68,19 +69,40 @@ def item_block(item) -> ItemBlock:
     cached = _item_blocks.get(item.pk)
     if cached is not None and time.monotonic() - cached[0] < ITEM_BLOCK_SECONDS:
         return cached[1]
+    loaded = item_blocks_load([item.pk])
+    return loaded[item.pk][0] if item.pk in loaded else _block_of(item, [])
+
+
+def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
+    """The blocks of these items, read in one query and kept like `item_block`'s, each
+    with its item row (kind, character, round)."""
     from ..models import ItemAnswer, ItemExposure
 
     # The exposures are the rated answers plus, in round 2, each one's round-1 answer; a
-    # rated answer carries its slot. One query.
-    slot = ItemAnswer.objects.filter(item_id=item.pk, answer_id=OuterRef("answer_id"))
-    exposures = list(
-        ItemExposure.objects.filter(item_id=item.pk)
-        .select_related("answer")
+    # rated answer carries its slot.
+    slot = ItemAnswer.objects.filter(item_id=OuterRef("item_id"), answer_id=OuterRef("answer_id"))
+    exposures: dict[int, list] = {}
+    for exposure in (
+        ItemExposure.objects.filter(item_id__in=list(item_ids))
+        .select_related("answer", "item")
         .annotate(slot=Subquery(slot.values("slot")[:1]))
-    )
+    ):
+        exposures.setdefault(exposure.item_id, []).append(exposure)
+    if len(_item_blocks) + len(exposures) > ITEM_BLOCKS_KEPT:
+        _item_blocks.clear()
+    loaded = {}
+    for item_id, shown in exposures.items():
+        item = shown[0].item
+        block = _block_of(item, shown)
+        _item_blocks[item_id] = (time.monotonic(), block)
+        loaded[item_id] = (block, item)
+    return loaded
+
+
+def _block_of(item, exposures) -> ItemBlock:
     exposed = [exposure.answer for exposure in exposures]
     slot_of = {e.answer_id: e.slot for e in exposures if e.slot is not None}
-    block = ItemBlock(
+    return ItemBlock(
         slots={slot_of[a.pk]: a for a in exposed if a.pk in slot_of},
         exposed_answer_ids=[a.pk for a in exposed],
         context={
@@ -92,10 +114,6 @@ def item_block(item) -> ItemBlock:
             and a.round == 1
         },
     )
-    if len(_item_blocks) >= ITEM_BLOCKS_KEPT:
-        _item_blocks.clear()
-    _item_blocks[item.pk] = (time.monotonic(), block)
-    return block
 
 
 def form_fields_of(assignment: Assignment) -> tuple[list[str], list[Metric]]:

@@ -9,6 +9,7 @@ choice could strand judgments (`ordering`, `lookahead`); sides counterbalanced p
 annotator."""
 
 import math
+from dataclasses import dataclass, field
 
 from django.db.models import Count, Exists, F, OuterRef, Subquery, Sum
 from django.db.models.functions import Coalesce
@@ -208,24 +209,34 @@ def items_left_estimate(user) -> int:
     return total
 
 
-def side_imbalance(user, study: Study) -> tuple[dict[int, int], int, list[int]]:
-    """Per source: how many more times it was on this annotator's left than right; how
-    many pairs they have been shown (their position in the side schedule); and which
-    slot was on the left in their last two pairs, oldest first."""
-    imbalance: dict[int, int] = {}
-    shown = 0
-    recent: list[int] = []
+@dataclass
+class SideHistory:
+    """The sides of the pairs this annotator was shown in a study: per source, how many
+    more times it was on their left than right; how many pairs they have been shown
+    (their position in the side schedule); and which slot was on the left in their last
+    two pairs, oldest first."""
+
+    imbalance: dict[int, int] = field(default_factory=dict)
+    shown: int = 0
+    recent: list[int] = field(default_factory=list)
+
+    def record(self, left_source: int, right_source: int, left_slot: int) -> None:
+        self.imbalance[left_source] = self.imbalance.get(left_source, 0) + 1
+        self.imbalance[right_source] = self.imbalance.get(right_source, 0) - 1
+        self.shown += 1
+        self.recent = [*self.recent[-1:], left_slot]
+
+
+def side_history(user, study: Study) -> SideHistory:
+    history = SideHistory()
     leases = Assignment.objects.filter(annotator=user, item__study=study, left_source__isnull=False)
     # One query, one short row per pair this annotator was shown in the study: the
     # order is needed for the last two sides.
     for left, right, order in leases.order_by("served_at", "pk").values_list(
         "left_source", "right_source", "display_order"
     ):
-        imbalance[left] = imbalance.get(left, 0) + 1
-        imbalance[right] = imbalance.get(right, 0) - 1
-        shown += 1
-        recent = [*recent[-1:], order[0]]
-    return imbalance, shown, recent
+        history.record(left, right, order[0])
+    return history
 
 
 def side_schedule_seed(user, study: Study) -> str:

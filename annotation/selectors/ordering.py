@@ -5,6 +5,7 @@ judgments, a look-ahead (`lookahead`) puts the items whose taking would do so la
 
 import time
 from collections import Counter
+from typing import NamedTuple
 
 from django.db.models import Case, When
 
@@ -29,7 +30,14 @@ STAFFING_CHECK_SECONDS = 60
 _staffing: dict[tuple[int, object], tuple[float, frozenset[int]]] = {}
 
 
-def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> list[int]:
+class Candidates(NamedTuple):
+    ids: list[int]
+    # Ordered by the look-ahead, which weighs what everyone else may still take: an order
+    # that goes stale as soon as someone takes an item.
+    looked_ahead: bool
+
+
+def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Candidates:
     """Up to CANDIDATES items to try, best first: the least complete character first (when
     the study balances characters), then diversity sets, then items closest to
     completion, then at random. Near the end of a character's work, items whose taking
@@ -41,24 +49,30 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> li
     diversity_first = Case(When(kind=ItemKind.DIVERSITY, then=0), default=1)
     order = [diversity_first, "-judgment_count", "?"]
     if gold:
-        return list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES])
+        return Candidates(
+            list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES]), False
+        )
     progress = {c: study.progress[c] for c in character_ids if c in study.progress}
     tight = _tightly_staffed(study)
     if not study.balance_characters:
         if not _look_ahead(progress, tight, character_ids):
-            return list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES])
+            return Candidates(
+                list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES]), False
+            )
         ids = list(items.order_by(*order).values_list("pk", flat=True)[:LOOKAHEAD_CANDIDATES])
-        return _least_stranding_first(user, study, ids, now)
+        return Candidates(_least_stranding_first(user, study, ids, now), True)
     # One character at a time: sorting one character's items is cheap, sorting a whole
     # study's (24,000 for the published data) on every request is not, and the first
     # character nearly always has enough.
     found: list[int] = []
     stranding: list[int] = []
+    looked_ahead = False
     for character_id in _characters_by_need(study, progress):
         by_character = items.filter(character_id=character_id).order_by(*order)
         if not _look_ahead(progress, tight, [character_id]):
             found += by_character.values_list("pk", flat=True)[: CANDIDATES - len(found)]
         else:
+            looked_ahead = True
             ids = list(by_character.values_list("pk", flat=True)[:LOOKAHEAD_CANDIDATES])
             costs = stranding_costs_of(user, study, ids, now)
             found += [item for item in ids if not costs.get(item)]
@@ -66,7 +80,7 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> li
             stranding += sorted((item for item in ids if costs.get(item)), key=costs.get)
         if len(found) >= CANDIDATES:
             break
-    return found + stranding
+    return Candidates(found + stranding, looked_ahead)
 
 
 def _characters_by_need(study: Study, progress: dict[int, tuple[int, int]]) -> list[int]:

@@ -35,18 +35,18 @@ from ..pairing import (
     scheduled_left_slot,
 )
 from ..selectors.eligibility import (
+    SideHistory,
     current_lease,
-    gold_due,
-    side_imbalance,
     side_schedule_seed,
-    studies_with_room,
 )
-from ..selectors.ordering import candidate_items
+from . import worklists
 from .errors import AnnotationError
 from .text import plain_text
 
 
-def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment | None:
+def _lease(
+    user, item_id: int, study: Study, now, *, gold: bool, sides: SideHistory
+) -> Assignment | None:
     # The character, scenario and study come along for the rating page; only the item's
     # own row is locked.
     item = (
@@ -57,6 +57,8 @@ def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment |
     )
     if item is None:
         return None  # another annotator is leasing it right now
+    if item.study.status != StudyStatus.OPEN:
+        return None  # closed since the annotator's worklist was planned
     # The live leases are counted once the row is locked, in a statement of their own: no
     # other lease of this item can start until we commit, and this statement sees every
     # lease committed before the lock was granted. Counted inside the locking statement,
@@ -68,12 +70,13 @@ def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment |
     block = selectors.item_block(item)
     slots = [block.slots[slot] for slot in sorted(block.slots)]
     if item.kind == ItemKind.PAIR:
-        imbalance, shown, recent = side_imbalance(user, study)
         order = left_first(
             [a.source_id for a in slots],
-            imbalance,
+            sides.imbalance,
             random.random(),
-            scheduled=scheduled_left_slot(side_schedule_seed(user, study), shown, recent),
+            scheduled=scheduled_left_slot(
+                side_schedule_seed(user, study), sides.shown, sides.recent
+            ),
         )
         left, right = slots[order[0]].source_id, slots[order[1]].source_id
     else:
@@ -86,6 +89,8 @@ def _lease(user, item_id: int, study: Study, now, *, gold: bool) -> Assignment |
     # (item, annotator) pair exposes those same answers.
     if not _expose(user, study, block.exposed_answer_ids):
         return None
+    if left is not None:
+        sides.record(left, right, order[0])
     return Assignment.objects.create(
         item=item,
         annotator=user,
@@ -131,20 +136,42 @@ def _live_leases(item: Item, now) -> int:
 @transaction.atomic
 def assignment_next(*, user, study: Study | None = None) -> Assignment | None:
     """The annotator's current lease, or a new one on the item that most needs them
-    (within `study` when given)."""
+    (within `study` when given), taken from their worklist (`worklists`)."""
     now = timezone.now()
     current = current_lease(user, now, study)
     if current is not None:
         return current
-    for candidate_study in studies_with_room(user, now, study):
-        kinds = [True, False] if gold_due(candidate_study) else [False]
-        for gold in kinds:
-            for item_id in candidate_items(
-                user, candidate_study, candidate_study.character_ids, now, gold=gold
-            ):
-                lease = _lease(user, item_id, candidate_study, now, gold=gold)
+    worklist = worklists.worklist_of(user, now, study)
+    lease = _lease_from(worklist, user, now)
+    if lease is None and worklist.from_cache:
+        # The kept plan ran dry: whatever is left now, only a new plan can tell.
+        worklist = worklists.worklist_plan(user, now, study)
+        lease = _lease_from(worklist, user, now)
+    worklists.worklist_keep(user, study, worklist)
+    return lease
+
+
+def _lease_from(worklist: worklists.Worklist, user, now) -> Assignment | None:
+    """The first candidate of the worklist that can be leased now, gold first where it is
+    due; the worklist learns what was taken and what was refused."""
+    for planned in worklist.studies:
+        if not planned.has_room():
+            continue
+        for gold in [True, False] if planned.gold_due() else [False]:
+            candidates = worklist.gold_candidates(planned, user, now) if gold else planned.items
+            for item_id in list(candidates):
+                lease = _lease(
+                    user,
+                    item_id,
+                    planned.study,
+                    now,
+                    gold=gold,
+                    sides=worklist.sides(planned, user),
+                )
                 if lease is not None:
+                    worklist.taken(planned, item_id)
                     return lease
+                worklist.refused(item_id)
     return None
 
 
@@ -165,6 +192,8 @@ def assignment_skip(*, user, token: str, reason: str) -> Assignment:
     assignment.state = AssignmentState.SKIPPED
     assignment.skip_reason = reason
     assignment.save(update_fields=["state", "skip_reason"])
+    # A skipped lease is no judgment: the worklist's counts would run ahead of the truth.
+    transaction.on_commit(lambda: worklists.plans_forget(user.pk))
     return assignment
 
 

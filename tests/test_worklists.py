@@ -1,0 +1,114 @@
+"""An annotator's worklist: the next items are planned once and taken over several
+requests, and a plan is dropped as soon as staff change who may rate what."""
+
+import pytest
+from django.core.cache.backends.dummy import DummyCache
+
+from annotation import services
+from annotation.models import AnswerExposure, Assignment, Qualification, QualificationStatus, Study
+from annotation.selectors import ordering
+from annotation.services import worklists
+from tests.factories import approved_annotator
+from tests.fixtures.studies import late_scenario, make_study
+from tests.helpers import submit_item
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def plans(monkeypatch):
+    """Counts the plans made (each reads the studies with room once)."""
+    made = []
+    real = worklists.studies_with_room
+
+    def counted(*args, **kwargs):
+        made.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(worklists, "studies_with_room", counted)
+    return made
+
+
+def rate(user, n):
+    characters = []
+    for _ in range(n):
+        lease = services.assignment_next(user=user)
+        if lease is None:
+            break
+        characters.append(lease.item.character_id)
+        submit_item(user, lease)
+    return characters
+
+
+def test_most_items_come_from_a_kept_plan(demo_dataset, luffy, plans):
+    make_study(characters=[luffy])
+    alice = approved_annotator("alice@example.com", [luffy])
+
+    # One item per scenario (its pairs all show the fan's answer): eight in all.
+    assert len(rate(alice, 20)) == 8
+    # The first request plans; the next ones take from that plan; the ninth finds it dry
+    # and plans again, to find nothing left.
+    assert len(plans) == 2
+
+
+def test_without_the_cache_every_request_plans_and_the_work_is_the_same(
+    demo_dataset, luffy, plans, monkeypatch
+):
+    make_study(characters=[luffy])
+    alice = approved_annotator("alice@example.com", [luffy])
+    monkeypatch.setattr(worklists, "cache", DummyCache("dummy", {}))
+
+    assert len(rate(alice, 6)) == 6
+    assert len(plans) == 6
+
+
+def test_a_study_made_members_only_is_closed_to_others_at_once(demo_dataset, luffy, manager):
+    study = make_study(characters=[luffy])
+    alice = approved_annotator("alice@example.com", [luffy])
+    bob = approved_annotator("bob@example.com", [luffy])
+    assert rate(alice, 1)  # alice now has a plan with items left in it
+
+    services.membership_add(study=study, annotator=bob, actor=manager)
+
+    assert services.assignment_next(user=alice) is None
+    assert services.assignment_next(user=bob) is not None
+
+
+def test_a_withdrawn_character_is_never_served_from_an_older_plan(demo_dataset, luffy, natsume):
+    make_study(characters=[luffy, natsume])
+    alice = approved_annotator("alice@example.com", [luffy, natsume])
+    rate(alice, 2)
+
+    qualification = Qualification.objects.get(profile__user=alice, character=luffy)
+    qualification.status = QualificationStatus.REJECTED
+    qualification.save()
+
+    assert set(rate(alice, 8)) == {natsume.pk}
+
+
+def test_a_skip_does_not_count_against_the_cap(demo_dataset, luffy):
+    make_study(characters=[luffy])
+    Study.objects.update(cap_per_annotator=3)
+    alice = approved_annotator("alice@example.com", [luffy])
+    skipped = services.assignment_next(user=alice)
+    services.assignment_skip(user=alice, token=skipped.token, reason="unclear")
+
+    # The skipped lease is no judgment: three more items, then the cap.
+    assert len(rate(alice, 10)) == 3
+
+
+def test_a_plan_ordered_by_the_look_ahead_serves_one_request_only(
+    demo_dataset, luffy, plans, monkeypatch
+):
+    study, _bob, _only_for_bob, _open_to_all = late_scenario(luffy)
+    alice = approved_annotator("alice-late@example.com", [luffy])
+    monkeypatch.setattr(ordering, "LOOKAHEAD_SHARE", 1.0)  # the look-ahead everywhere
+
+    for _ in range(2):
+        lease = services.assignment_next(user=alice, study=study)
+        assert lease is not None
+        # As if it had never been taken.
+        Assignment.objects.filter(pk=lease.pk).delete()
+        AnswerExposure.objects.filter(annotator=alice).delete()
+
+    assert len(plans) == 2
