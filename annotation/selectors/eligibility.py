@@ -9,6 +9,7 @@ choice could strand judgments (`ordering`, `lookahead`); sides counterbalanced p
 annotator."""
 
 import math
+import time
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Exists, F, OuterRef, Subquery, Sum
@@ -60,11 +61,6 @@ def studies_with_room(user, now, only_study=None) -> list[Study]:
         studymembership__study=study, studymembership__annotator=user
     )
     mine = Judgment.objects.filter(annotator=user, item__study=study).order_by().values("annotator")
-    items = (
-        Item.objects.filter(study=study, character_id=character, is_gold=False)
-        .order_by()
-        .values("character_id")
-    )
     rows = (
         Study.characters.through.objects.filter(study__status=StudyStatus.OPEN)
         .filter(
@@ -92,10 +88,6 @@ def studies_with_room(user, now, only_study=None) -> list[Study]:
             member_cap=Subquery(membership.values("cap")[:1]),
             done=_count(mine),
             done_today=_count(mine.filter(submitted_at__gte=start_of_day)),
-            character_done=Coalesce(
-                Subquery(items.annotate(n=Sum("judgment_count")).values("n")), 0
-            ),
-            character_items=_count(items),
         )
         .order_by("study_id", "character_id")
     )
@@ -105,14 +97,38 @@ def studies_with_room(user, now, only_study=None) -> list[Study]:
     for row in rows:
         if row.study_id not in studies:
             studies[row.study_id] = _with_annotator_figures(row)
-        study = studies[row.study_id]
-        study.character_ids.append(row.character_id)
-        if row.character_items:
-            study.progress[row.character_id] = (
-                row.character_done,
-                row.character_items * study.overlap,
-            )
-    return [study for study in studies.values() if _room_left(study)]
+        studies[row.study_id].character_ids.append(row.character_id)
+    with_room = [study for study in studies.values() if _room_left(study)]
+    for study in with_room:
+        progress = character_progress(study)
+        study.progress = {c: progress[c] for c in study.character_ids if c in progress}
+    return with_room
+
+
+# How long a process trusts its count of a study's progress per character. It only orders
+# the work (the least complete character first) and tells when the end of a character's
+# work is near; counting it means reading every item of the study (24,000 for the
+# published data), too costly for each annotator's plan.
+CHARACTER_PROGRESS_SECONDS = 10
+_character_progress: dict[tuple[int, object], tuple[float, dict[int, tuple[int, int]]]] = {}
+
+
+def character_progress(study: Study) -> dict[int, tuple[int, int]]:
+    """Per character with items (gold aside): judgments given and judgments wanted."""
+    key = (study.pk, study.created_at)
+    counted = _character_progress.get(key)
+    if counted is not None and time.monotonic() - counted[0] < CHARACTER_PROGRESS_SECONDS:
+        return counted[1]
+    progress = {
+        character_id: (done, items * study.overlap)
+        for character_id, done, items in Item.objects.filter(study=study, is_gold=False)
+        .order_by()
+        .values("character_id")
+        .annotate(done=Sum("judgment_count"), items=Count("pk"))
+        .values_list("character_id", "done", "items")
+    }
+    _character_progress[key] = (time.monotonic(), progress)
+    return progress
 
 
 def _count(queryset):
@@ -125,7 +141,6 @@ def _with_annotator_figures(row) -> Study:
     study.done_today = row.done_today
     study.cap = row.member_cap if row.member_cap is not None else study.cap_per_annotator
     study.character_ids = []
-    study.progress = {}
     return study
 
 
@@ -184,29 +199,66 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
 
 def items_left_estimate(user) -> int:
     """About how many more items this annotator can do: taking one pair of a scenario
-    rules out the others that show the same answers, so pairs count once per
-    (character, scenario) under the reference design and n // 2 times under round-robin;
-    diversity sets once per character."""
+    rules out the others that show the same answers, so each (character, scenario) with
+    open pairs counts once under the reference design and n // 2 times under round-robin,
+    less those where they already had an item; diversity sets once per character where
+    they have had none. Open work is counted per study and shared (`open_work`); only
+    what this annotator had is read for them."""
     now = timezone.now()
     total = 0
     for study in studies_with_room(user, now):
-        items = available_items(user, study, study.character_ids, now)
-        groups = (
-            items.filter(kind=ItemKind.PAIR)
-            .values("character_id", "scenario_id")
+        open_pairs, open_sets = open_work(study)
+        had = set(
+            Assignment.objects.filter(annotator=user, item__study=study)
+            .order_by()
+            .values_list("item__kind", "item__character_id", "item__scenario_id")
             .distinct()
-            .count()
+        )
+        had_pairs = {(c, s) for kind, c, s in had if kind == ItemKind.PAIR}
+        had_sets = {c for kind, c, _s in had if kind == ItemKind.DIVERSITY}
+        groups = sum(
+            1
+            for character_id in study.character_ids
+            for scenario_id in open_pairs.get(character_id, ())
+            if (character_id, scenario_id) not in had_pairs
         )
         per_group = items_one_annotator_can_take_per_scenario(
             study.design, study.compared_sources.count() + 1
         )
-        # At most one diversity set per character (see available_items).
-        sets = items.filter(kind=ItemKind.DIVERSITY).values("character_id").distinct().count()
+        sets = len(open_sets & set(study.character_ids) - had_sets)
         left = groups * per_group + sets
         if study.cap:
             left = min(left, study.cap - study.done)
         total += left
     return total
+
+
+OPEN_WORK_SECONDS = 10
+_open_work: dict[tuple[int, object], tuple[float, tuple[dict[int, set[int]], set[int]]]] = {}
+
+
+def open_work(study: Study) -> tuple[dict[int, set[int]], set[int]]:
+    """The study's work still open to someone, counted at most every OPEN_WORK_SECONDS
+    per process: per character, the scenarios with pairs below the overlap; and the
+    characters with a diversity set below it."""
+    key = (study.pk, study.created_at)
+    counted = _open_work.get(key)
+    if counted is not None and time.monotonic() - counted[0] < OPEN_WORK_SECONDS:
+        return counted[1]
+    pairs: dict[int, set[int]] = {}
+    sets: set[int] = set()
+    for kind, character_id, scenario_id in (
+        Item.objects.filter(study=study, is_gold=False, judgment_count__lt=study.overlap)
+        .order_by()
+        .values_list("kind", "character_id", "scenario_id")
+        .distinct()
+    ):
+        if kind == ItemKind.DIVERSITY:
+            sets.add(character_id)
+        else:
+            pairs.setdefault(character_id, set()).add(scenario_id)
+    _open_work[key] = (time.monotonic(), (pairs, sets))
+    return pairs, sets
 
 
 @dataclass

@@ -25,6 +25,9 @@ CANDIDATES = 20
 LOOKAHEAD_SHARE = 0.25
 LOOKAHEAD_STAFFING = 1.5
 LOOKAHEAD_CANDIDATES = 100
+# Weighed a few at a time, until a few that strand nothing are found (see `_weighed`).
+LOOKAHEAD_CHUNK = 10
+LOOKAHEAD_ALTERNATIVES = 3
 # How long a process trusts its count of a study's annotators (see `_tightly_staffed`).
 STAFFING_CHECK_SECONDS = 60
 _staffing: dict[tuple[int, object], tuple[float, frozenset[int]]] = {}
@@ -60,11 +63,13 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
                 list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES]), False
             )
         ids = list(items.order_by(*order).values_list("pk", flat=True)[:LOOKAHEAD_CANDIDATES])
-        return Candidates(_least_stranding_first(user, study, ids, now), True)
+        free, unweighed, stranding = _weighed(user, study, ids, now)
+        return Candidates(free + unweighed + stranding, True)
     # One character at a time: sorting one character's items is cheap, sorting a whole
     # study's (24,000 for the published data) on every request is not, and the first
     # character nearly always has enough.
     found: list[int] = []
+    unweighed: list[int] = []
     stranding: list[int] = []
     looked_ahead = False
     for character_id in _characters_by_need(study, progress):
@@ -74,13 +79,14 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
         else:
             looked_ahead = True
             ids = list(by_character.values_list("pk", flat=True)[:LOOKAHEAD_CANDIDATES])
-            costs = stranding_costs_of(user, study, ids, now)
-            found += [item for item in ids if not costs.get(item)]
+            free, not_weighed, costly = _weighed(user, study, ids, now)
+            found += free
+            unweighed += not_weighed
             # Taken only if nothing else is left: the annotator still gives a judgment.
-            stranding += sorted((item for item in ids if costs.get(item)), key=costs.get)
-        if len(found) >= CANDIDATES:
+            stranding += costly
+        if len(found) >= CANDIDATES or (looked_ahead and len(found) >= LOOKAHEAD_ALTERNATIVES):
             break
-    return Candidates(found + stranding, looked_ahead)
+    return Candidates(found + unweighed + stranding, looked_ahead)
 
 
 def _characters_by_need(study: Study, progress: dict[int, tuple[int, int]]) -> list[int]:
@@ -114,6 +120,25 @@ def _tightly_staffed(study: Study) -> frozenset[int]:
     return tight
 
 
-def _least_stranding_first(user, study: Study, candidate_ids: list[int], now) -> list[int]:
-    costs = stranding_costs_of(user, study, candidate_ids, now)
-    return sorted(candidate_ids, key=lambda item: costs.get(item, 0))
+def _weighed(
+    user, study: Study, candidate_ids: list[int], now
+) -> tuple[list[int], list[int], list[int]]:
+    """The candidates, in their order, split by the look-ahead into (free, unweighed,
+    stranding): those whose taking strands no judgment; those not weighed, because
+    LOOKAHEAD_ALTERNATIVES free ones were found before them; and those that would strand
+    some, fewest first. Weighed LOOKAHEAD_CHUNK at a time: a candidate's cost depends on
+    its own scenario only, so the first free candidate is the same as if all were weighed
+    at once, and early in a study it is nearly always among the first few."""
+    free: list[int] = []
+    costly: dict[int, int] = {}
+    for start in range(0, len(candidate_ids), LOOKAHEAD_CHUNK):
+        chunk = candidate_ids[start : start + LOOKAHEAD_CHUNK]
+        costs = stranding_costs_of(user, study, chunk, now)
+        for item in chunk:
+            if costs.get(item):
+                costly[item] = costs[item]
+            else:
+                free.append(item)
+        if len(free) >= LOOKAHEAD_ALTERNATIVES:
+            return free, candidate_ids[start + LOOKAHEAD_CHUNK :], sorted(costly, key=costly.get)
+    return free, [], sorted(costly, key=costly.get)
