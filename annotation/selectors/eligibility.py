@@ -151,12 +151,13 @@ def _room_left(study: Study) -> bool:
     return not (daily and study.done_today >= daily)
 
 
-def gold_due(study: Study) -> bool:
+def gold_due(study: Study, done: int | None = None) -> bool:
     """Gold items at exactly the study's rate: the n-th judgment is gold when the running
-    count of gold owed, n x rate, passes a whole number."""
+    count of gold owed, n x rate, passes a whole number. `done`: the annotator's judgments
+    in the study, if not `study.done`."""
     if study.gold_rate <= 0:
         return False
-    n = study.done
+    n = study.done if done is None else done
     return math.floor((n + 1) * study.gold_rate) > math.floor(n * study.gold_rate)
 
 

@@ -9,7 +9,9 @@ tries its candidates in order. Everything a lease must never get wrong is still 
 when the lease is taken, under the item's lock and the database's unique constraints
 (`leases._lease`): overlap, an item never twice, an answer never twice, the study open.
 What a kept plan can get slightly wrong is only what the policy prefers (which character
-and which items first), for at most PLAN_SECONDS.
+and which items first) for at most PLAN_SECONDS, and, when two tabs of one annotator ask
+at the same moment, the count and sides of one of those leases (the plan is read and
+written back whole; the last write wins).
 
 A plan is made afresh:
 - when it is older than PLAN_SECONDS, or was made on another day (daily caps);
@@ -61,7 +63,8 @@ class PlannedStudy:
 
     @property
     def done(self) -> int:
-        # A lease from this plan is, unless skipped (which forgets the plan), a judgment.
+        # A lease from this plan is a judgment unless it is skipped, which forgets the
+        # plan, or runs out, which a new plan corrects.
         return self.study.done + self.taken
 
     def has_room(self) -> bool:
@@ -72,13 +75,7 @@ class PlannedStudy:
         return not (daily and study.done_today + self.taken >= daily)
 
     def gold_due(self) -> bool:
-        if self.study.gold_rate <= 0:
-            return False
-        self.study.done, done = self.done, self.study.done
-        try:
-            return gold_due(self.study)
-        finally:
-            self.study.done = done
+        return gold_due(self.study, done=self.done)
 
 
 @dataclass
