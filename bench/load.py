@@ -6,7 +6,8 @@ study open (24,000 pairs). wrk (bench/annotate.lua: one thread and one connectio
 annotator) runs 10, 50 and 200 annotators in a closed loop (submit, receive the next item,
 submit again: the platform's capacity), then 200 annotators who pause about 30 s between
 items. For each level: judgments/s, p50/p95/p99 of submit + next, errors, judgments saved
-against successful answers, and the web workers' CPU milliseconds per judgment; and, on
+against successful answers, and the web workers' and the results worker's CPU
+milliseconds per judgment; and, on
 the same server, GET /health/ requests/s, so the loop reads as a share of a bare request.
 Before that, the queries each annotator page makes are counted in-process.
 
@@ -226,7 +227,7 @@ def main():
     # The Celery worker recomputing results, on the production settings like the server;
     # stopped after the server, in the `finally` below.
     worker = contextlib.ExitStack()
-    worker.enter_context(
+    results_worker = worker.enter_context(
         running_worker(
             database_url=env["DATABASE_URL"],
             redis_url=REDIS_URL,
@@ -274,7 +275,15 @@ def main():
                 # Every run starts with annotators of its own, each on a fresh item.
                 runs.append(
                     run_level(
-                        users, seconds, host, accounts[used:], metrics, out_dir, gunicorn.pid, think
+                        users,
+                        seconds,
+                        host,
+                        accounts[used:],
+                        metrics,
+                        out_dir,
+                        gunicorn.pid,
+                        think,
+                        worker_pid=results_worker.pid,
                     )
                 )
                 used += users
@@ -301,6 +310,7 @@ def main():
     header = (
         f"{'annotators':>10}{'think s':>8}{'judg./s':>9}{'% health':>9}{'p50 ms':>8}"
         f"{'p95 ms':>8}{'p99 ms':>8}{'errors':>7}{'200s':>7}{'saved':>7}{'CPU ms/j':>9}"
+        f"{'worker ms/j':>12}"
     )
     print(header)
     for r in results:
@@ -318,6 +328,7 @@ def main():
             f"{r['users']:>10}{r['think']:>8g}{r['judgments_per_s']:>9.1f}{share:>9.0f}"
             f"{r['median']:>8.0f}{r['p95']:>8.0f}{r['p99']:>8.0f}{r['errors']:>7}{r['ok']:>7}"
             f"{r['saved']:>7}{r['cpu_ms_per_judgment']:>9.0f}"
+            f"{r['worker_cpu_ms_per_judgment']:>12.0f}"
         )
     print(
         f"duplicates: {checks['duplicates']}, over-assigned items: {checks['over_assigned']}, "

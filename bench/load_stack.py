@@ -78,6 +78,11 @@ def gunicorn_workers(master_pid: int) -> list[int]:
     return [int(pid) for pid in children]
 
 
+def process_tree(pid: int) -> list[int]:
+    """A process and its children (a prefork Celery worker's pool)."""
+    return [pid, *gunicorn_workers(pid)]
+
+
 def wrk(args: list[str], env: dict) -> dict:
     out = subprocess.run(
         ["wrk", *args], env={**os.environ, **env}, capture_output=True, text=True, check=False
@@ -94,8 +99,11 @@ def health_rate(host, seconds=10) -> float:
     return wrk(["-t", "2", "-c", "10", "-d", f"{seconds}s", f"http://{host}/health/"], {})["rps"]
 
 
-def run_level(users, seconds, host, accounts, metrics, out_dir, master_pid, think=0.0) -> dict:
-    """One wrk run of `users` annotators; accounts are those not used by earlier levels."""
+def run_level(
+    users, seconds, host, accounts, metrics, out_dir, master_pid, think=0.0, worker_pid=None
+) -> dict:
+    """One wrk run of `users` annotators; accounts are those not used by earlier levels.
+    `worker_pid`: the Celery worker recomputing results, whose CPU is counted too."""
     accounts_file = out_dir / f"accounts-{users}-{think:g}.txt"
     accounts_file.write_text(
         "".join(f"{a['session']} {a['csrf']} {a['token']}\n" for a in accounts[:users])
@@ -103,6 +111,8 @@ def run_level(users, seconds, host, accounts, metrics, out_dir, master_pid, thin
     before = judgments_saved()
     workers = gunicorn_workers(master_pid)
     cpu_before = cpu_ms(workers)
+    results_worker = process_tree(worker_pid) if worker_pid else []
+    worker_cpu_before = cpu_ms(results_worker)
     result = wrk(
         [
             "-t",
@@ -128,6 +138,7 @@ def run_level(users, seconds, host, accounts, metrics, out_dir, master_pid, thin
     # saving them. They belong to this level: counted here, not in the next one's window.
     after = settled_judgments()
     cpu = cpu_ms(workers) - cpu_before
+    worker_cpu = cpu_ms(results_worker) - worker_cpu_before
     saved = after - before
     return {
         "users": users,
@@ -142,6 +153,7 @@ def run_level(users, seconds, host, accounts, metrics, out_dir, master_pid, thin
         "ok": result["submitted"],
         "saved": saved,
         "cpu_ms_per_judgment": cpu / saved if saved else float("nan"),
+        "worker_cpu_ms_per_judgment": worker_cpu / saved if saved else float("nan"),
     }
 
 

@@ -104,3 +104,26 @@ def test_an_unreachable_broker_after_the_commit_tells_the_caller(
         enqueue.on_commit(TASK, 7, if_unreachable=lambda: told.append(True))
 
     assert told == [True]
+
+
+@pytest.mark.django_db
+def test_refreshes_of_a_study_whose_recompute_is_slow_are_spaced_by_twice_its_duration(
+    monkeypatch, django_capture_on_commit_callbacks, study
+):
+    from annotation import services
+    from annotation.services import refreshes
+
+    asked = []
+    monkeypatch.setattr(
+        enqueue, "send", lambda name, *args, debounce_seconds=0: asked.append(debounce_seconds)
+    )
+    cache.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        refreshes.study_results_refresh_later(study_id=study.pk)
+    services.study_recompute(study=study)
+    assert cache.get(refreshes.recompute_seconds_key(study.pk)) > 0  # its duration, kept
+    cache.set(refreshes.recompute_seconds_key(study.pk), 4.5)  # as a large study would take
+    with django_capture_on_commit_callbacks(execute=True):
+        refreshes.study_results_refresh_later(study_id=study.pk)
+
+    assert asked == [RESULTS_REFRESH_DEBOUNCE_SECONDS, refreshes.RESULTS_REFRESH_SPACING * 4.5]

@@ -2,6 +2,9 @@
 the results document (`annotation.results`), stored as the study's StudyResults row.
 Idempotent: the same judgments give the same document."""
 
+import time
+
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -11,15 +14,20 @@ from ..results.document import results_document
 from ..results.loading import load_ratings
 from ..stats.annotators import deviations_of
 from .quality import low_agreement_flags
+from .refreshes import recompute_seconds_key
 
 
 def study_recompute(*, study: Study) -> StudyResults:
-    """Everything the workers derive from a study, from one read of its ratings."""
+    """Everything the workers derive from a study, from one read of its ratings. How long
+    it took is kept, to space the next refreshes (`refreshes.RESULTS_REFRESH_SPACING`)."""
+    started = time.perf_counter()
     data = load_ratings(study)
     # Computed once: the flags and the annotators' quality figures both use them.
     deviations = deviations_of(data)
     low_agreement_flags(study=study, deviations=deviations)
-    return results_refresh(study=study, data=data, deviations=deviations)
+    results = results_refresh(study=study, data=data, deviations=deviations)
+    cache.set(recompute_seconds_key(study.pk), time.perf_counter() - started, None)
+    return results
 
 
 def results_refresh(*, study: Study, data=None, deviations=None) -> StudyResults:
