@@ -44,6 +44,7 @@ from bench.load_stack import (  # noqa: E402
     integrity,
     median_run,
     run_level,
+    statistics_refresh,
     wait_until_up,
 )
 
@@ -272,6 +273,7 @@ def main():
         for users, think, seconds in levels:
             runs = []
             for _ in range(args.repeat):
+                statistics_refresh()
                 # Every run starts with annotators of its own, each on a fresh item.
                 runs.append(
                     run_level(

@@ -169,6 +169,17 @@ def median_run(runs: list[dict]) -> dict:
     return chosen
 
 
+def statistics_refresh() -> None:
+    """ANALYZE the scratch database, as autovacuum does on its own while tables grow. A
+    server run without autovacuum (as on some development machines) would otherwise keep
+    planning every query of later runs for the nearly empty tables of the first."""
+    import psycopg
+
+    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute("ANALYZE")
+
+
 def integrity() -> dict:
     """Duplicates and over-assignment, over everything the run saved."""
     import psycopg

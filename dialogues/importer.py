@@ -29,6 +29,7 @@ from .models import (
     SourceKind,
     persona_group_for,
 )
+from .planner import planner_statistics_refresh
 
 TEXT_FIELDS = ("question_r1", "answer_r1", "question_r2", "answer_r2")
 CHARACTER_KEY = re.compile(r"^《(?P<work>[^》]+)》的(?P<name>.+)$")
@@ -297,6 +298,7 @@ def import_chatanime(path: Path) -> ImportReport:
         character_ids = _ensure_characters(sources, report)
         source_ids = _ensure_sources(sources, report)
         _upsert_answers(sources, scenario_ids, character_ids, source_ids, report)
+        planner_statistics_refresh(Scenario, Character, Source, Answer)
     return report
 
 

@@ -7,6 +7,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from dialogues.models import Answer, Character, Source
+from dialogues.planner import planner_statistics_refresh
 
 from ..models import (
     AuditAction,
@@ -104,6 +105,7 @@ def study_open(*, study: Study, actor=None) -> int:
     generated = not locked.items.exists()
     if generated:
         _generate_items(locked)
+        planner_statistics_refresh(Item, ItemAnswer, ItemExposure)
     locked.status = StudyStatus.OPEN
     locked.save(update_fields=["status"])
     study.status = locked.status
