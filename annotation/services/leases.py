@@ -5,14 +5,16 @@ never a study containing answers the annotator wrote, only characters the annota
 approved for, caps per study (or the member's own) and per day, never an item twice,
 never an answer twice within a study (blinding across items), never more leases plus
 judgments on an item than the overlap; gold items mixed in at the study's rate; the least
-complete character first (when the study balances characters), then diversity sets, then items closest to complete, then
-random; where a greedy choice could strand judgments nobody else can give (near the end of
-a character's work, or with about the annotators it needs), a look-ahead puts such items
-last. Sides are counterbalanced per annotator. The order is planned once and taken from
-over several requests (`worklists`): the overlap, an item or answer never twice and the
-study being open are checked again when the lease is taken; a change of who may rate what
-makes every plan it touches stale. Correctness under concurrency comes from row locks with SKIP LOCKED and
-the database's unique constraints, not from timing.
+complete character first (when the study balances characters), then diversity sets, then
+items closest to complete, then random; where a greedy choice could strand judgments
+nobody else can give (near the end of a character's work, or with about the annotators it
+needs), a look-ahead puts such items last. Sides are counterbalanced per annotator.
+
+The order is planned once and taken from over several requests (`worklists`): the
+overlap, an item or answer never twice and the study being open are checked again when
+the lease is taken; a change of who may rate what makes every plan it touches stale.
+Correctness under concurrency comes from row locks with SKIP LOCKED and the database's
+unique constraints, not from timing.
 """
 
 import random
