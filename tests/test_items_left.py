@@ -18,9 +18,7 @@ def test_a_new_annotator_has_one_item_per_open_scenario_and_one_set_per_characte
 ):
     study = make_study(characters=[luffy], include_diversity=True)
     alice = approved_annotator("alice@example.com", [luffy])
-    scenarios = (
-        study.items.filter(kind=ItemKind.PAIR).values("scenario_id").distinct().count()
-    )
+    scenarios = study.items.filter(kind=ItemKind.PAIR).values("scenario_id").distinct().count()
 
     assert eligibility.items_left_estimate(alice) == scenarios + 1
 
