@@ -67,7 +67,6 @@ def test_submit_and_next_with_cold_caches_stays_within_budget(
     cache.clear()
     metrics_cache_clear()
     ordering._staffing.clear()
-    eligibility._character_progress.clear()
     eligibility._open_work.clear()
     with django_assert_max_num_queries(SUBMIT_AND_NEXT_COLD):
         response = client.post(

@@ -46,9 +46,11 @@ def test_most_items_come_from_a_kept_plan(demo_dataset, luffy, plans):
 
     # One item per scenario (its pairs all show the fan's answer): eight in all.
     assert len(rate(alice, 20)) == 8
-    # The first request plans; the next ones take from that plan; the ninth finds it dry
-    # and plans again, to find nothing left.
-    assert len(plans) == 2
+    # The first request plans and the next ones take from that plan. Its twenty random
+    # candidates of 48 pairs may miss a scenario, which then takes one plan more; the
+    # last request finds the plan dry and plans again, to find nothing left. Without
+    # worklists each of the nine requests would plan.
+    assert 2 <= len(plans) <= 3
 
 
 def test_without_the_cache_every_request_plans_and_the_work_is_the_same(

@@ -48,11 +48,12 @@ def current_lease(user, now, only_study) -> Assignment | None:
     return leases.select_related("item__study").order_by("served_at").first()
 
 
-def studies_with_room(user, now, only_study=None) -> list[Study]:
+def studies_with_room(user, now, only_study=None, *, with_progress: bool = True) -> list[Study]:
     """Open studies with room for this annotator, read in one query of one row per study
     and character they may rate in it. Each comes with `done`, `cap` (the member's own,
     else the study's), `character_ids` (the approved characters this annotator rates in
-    it) and `progress` (per character with items: judgments given and wanted)."""
+    it) and, unless `with_progress` is False, `progress` (per character with items:
+    judgments given and wanted; one more query per study)."""
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     study = OuterRef("study_id")
     character = OuterRef("character_id")
@@ -99,27 +100,18 @@ def studies_with_room(user, now, only_study=None) -> list[Study]:
             studies[row.study_id] = _with_annotator_figures(row)
         studies[row.study_id].character_ids.append(row.character_id)
     with_room = [study for study in studies.values() if _room_left(study)]
-    for study in with_room:
+    for study in with_room if with_progress else []:
         progress = character_progress(study)
         study.progress = {c: progress[c] for c in study.character_ids if c in progress}
     return with_room
 
 
-# How long a process trusts its count of a study's progress per character. It only orders
-# the work (the least complete character first) and tells when the end of a character's
-# work is near; counting it means reading every item of the study (24,000 for the
-# published data), too costly for each annotator's plan.
-CHARACTER_PROGRESS_SECONDS = 10
-_character_progress: dict[tuple[int, object], tuple[float, dict[int, tuple[int, int]]]] = {}
-
-
 def character_progress(study: Study) -> dict[int, tuple[int, int]]:
-    """Per character with items (gold aside): judgments given and judgments wanted."""
-    key = (study.pk, study.created_at)
-    counted = _character_progress.get(key)
-    if counted is not None and time.monotonic() - counted[0] < CHARACTER_PROGRESS_SECONDS:
-        return counted[1]
-    progress = {
+    """Per character with items (gold aside): judgments given and judgments wanted. Read
+    afresh for every plan: it orders the characters and tells when the end of a
+    character's work is near, where the look-ahead must see the study as it is (kept for
+    even a few seconds, it let greedy choices strand judgments in the completion tests)."""
+    return {
         character_id: (done, items * study.overlap)
         for character_id, done, items in Item.objects.filter(study=study, is_gold=False)
         .order_by()
@@ -127,8 +119,6 @@ def character_progress(study: Study) -> dict[int, tuple[int, int]]:
         .annotate(done=Sum("judgment_count"), items=Count("pk"))
         .values_list("character_id", "done", "items")
     }
-    _character_progress[key] = (time.monotonic(), progress)
-    return progress
 
 
 def _count(queryset):
@@ -207,7 +197,7 @@ def items_left_estimate(user) -> int:
     what this annotator had is read for them."""
     now = timezone.now()
     total = 0
-    for study in studies_with_room(user, now):
+    for study in studies_with_room(user, now, with_progress=False):
         open_pairs, open_sets = open_work(study)
         had = set(
             Assignment.objects.filter(annotator=user, item__study=study)
