@@ -125,3 +125,17 @@ def run_manage(*args, env) -> subprocess.CompletedProcess:
         text=True,
         timeout=120,
     )
+
+
+def spy_on(monkeypatch, module, name: str) -> list[tuple]:
+    """Replace `module.name` with a wrapper that records each call's positional
+    arguments and then calls the real function; returns the list of recorded calls."""
+    calls: list[tuple] = []
+    real = getattr(module, name)
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return calls

@@ -8,20 +8,14 @@ from annotation import services
 from annotation.selectors import ordering, study_capacity
 from tests.factories import approved_annotator
 from tests.fixtures.studies import make_study
+from tests.helpers import spy_on
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def lookahead_calls(monkeypatch):
-    calls = []
-    real = ordering.stranding_costs_of
-
-    def spy(*args, **kwargs):
-        calls.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(ordering, "stranding_costs_of", spy)
+    calls = spy_on(monkeypatch, ordering, "stranding_costs_of")
     ordering._staffing.clear()
     return calls
 

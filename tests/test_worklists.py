@@ -10,7 +10,7 @@ from annotation.selectors import ordering
 from annotation.services import worklists
 from tests.factories import approved_annotator
 from tests.fixtures.studies import late_scenario, make_study
-from tests.helpers import submit_item
+from tests.helpers import spy_on, submit_item
 
 pytestmark = pytest.mark.django_db
 
@@ -18,15 +18,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def plans(monkeypatch):
     """Counts the plans made (each reads the studies with room once)."""
-    made = []
-    real = worklists.studies_with_room
-
-    def counted(*args, **kwargs):
-        made.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(worklists, "studies_with_room", counted)
-    return made
+    return spy_on(monkeypatch, worklists, "studies_with_room")
 
 
 def rate(user, n):
