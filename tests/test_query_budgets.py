@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 # statements of the test's own transaction (two per nested atomic block).
 NEXT_ITEM = 6
 RATING_PAGE = 7
-SUBMIT_AND_NEXT = 22
+SUBMIT_AND_NEXT = 20
 # The same with every cache cold: metric definitions, item blocks, the staffing count, the
 # study's progress and open work per character, the annotator's worklist and the estimate
 # of what is left (a fresh process, or the first request after a minute).

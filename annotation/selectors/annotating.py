@@ -6,9 +6,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.contrib.auth import get_user_model
-from django.db.models import Count, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from dialogues.models import Answer
@@ -18,12 +16,12 @@ from ..models import (
     AssignmentState,
     Item,
     ItemKind,
-    Judgment,
     Metric,
     StudyStatus,
     WorkerHeartbeat,
 )
 from ..pairing import POSITIONS
+from . import sql
 
 logger = logging.getLogger(__name__)
 
@@ -144,43 +142,42 @@ class Progress:
 
 
 def progress_of(user) -> Progress:
+    """Shown on every rating page: two written statements (see `sql`), the counts and
+    today's judgments with their study's break rule."""
     now = timezone.now()
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    today = list(
-        Judgment.objects.filter(annotator=user, submitted_at__gte=start_of_day)
-        .order_by("submitted_at")
-        .values_list(
-            "submitted_at", "item__study__break_every_items", "item__study__break_every_minutes"
+    done, leased = sql.first_row(
+        "SELECT"
+        " (SELECT COUNT(*) FROM annotation_judgment j"
+        "  JOIN annotation_item i ON i.id = j.item_id"
+        "  JOIN annotation_study s ON s.id = i.study_id"
+        "  WHERE j.annotator_id = %s AND s.status = %s),"
+        " (SELECT COUNT(*) FROM annotation_assignment a"
+        "  WHERE a.annotator_id = %s AND a.state = %s AND a.expires_at > %s)",
+        [
+            user.pk,
+            StudyStatus.OPEN.value,
+            user.pk,
+            AssignmentState.ACTIVE.value,
+            sql.db_moment(now),
+        ],
+    ) or (0, 0)
+    today = [
+        (sql.moment_of(submitted_at), every_items, every_minutes)
+        for submitted_at, every_items, every_minutes in sql.rows(
+            "SELECT j.submitted_at, s.break_every_items, s.break_every_minutes"
+            " FROM annotation_judgment j"
+            " JOIN annotation_item i ON i.id = j.item_id"
+            " JOIN annotation_study s ON s.id = i.study_id"
+            " WHERE j.annotator_id = %s AND j.submitted_at >= %s"
+            " ORDER BY j.submitted_at",
+            [user.pk, sql.db_moment(start_of_day)],
         )
-    )
-    # Judgments in open studies and live leases, counted in one query.
-    annotator = OuterRef("pk")
-    done, leased = (
-        get_user_model()
-        .objects.filter(pk=user.pk)
-        .annotate(
-            done=_count(
-                Judgment.objects.filter(annotator=annotator, item__study__status=StudyStatus.OPEN)
-            ),
-            leased=_count(
-                Assignment.objects.filter(
-                    annotator=annotator, state=AssignmentState.ACTIVE, expires_at__gt=now
-                )
-            ),
-        )
-        .values_list("done", "leased")
-        .get()
-    )
+    ]
     remaining = _items_left(user, done) + leased
     return Progress(
         done=done, today=len(today), remaining=remaining, break_due=is_break_due(today, now)
     )
-
-
-def _count(queryset):
-    """The number of rows of `queryset`, as a subquery (0 when there are none)."""
-    counted = queryset.order_by().values("annotator").annotate(n=Count("pk")).values("n")
-    return Coalesce(Subquery(counted), 0)
 
 
 ITEMS_LEFT_SECONDS = 120

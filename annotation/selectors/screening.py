@@ -3,11 +3,11 @@
 from django.db.models import Count
 
 from ..models import (
-    AnnotatorProfile,
     ProfileStatus,
     Qualification,
     QualificationStatus,
 )
+from . import sql
 
 
 class Step:
@@ -23,13 +23,15 @@ class Step:
 def annotator_step(user) -> str:
     """The next thing this person has to do before (or instead of) rating."""
     # Asked on every annotator request: the profile and its qualifications' statuses in
-    # one query (one row per qualification, or one row with None without any).
-    rows = list(
-        AnnotatorProfile.objects.filter(user=user).values_list(
-            "consented_at", "status", "qualifications__status"
-        )
+    # one written statement (one row per qualification, or one row with None without any).
+    rows = sql.rows(
+        "SELECT p.consented_at IS NOT NULL, p.status, q.status"
+        " FROM annotation_annotatorprofile p"
+        " LEFT JOIN annotation_qualification q ON q.profile_id = p.id"
+        " WHERE p.user_id = %s",
+        [user.pk],
     )
-    if not rows or rows[0][0] is None:
+    if not rows or not rows[0][0]:
         return Step.CONSENT
     status = rows[0][1]
     if status == ProfileStatus.SUSPENDED:

@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -12,7 +11,6 @@ from ..models import (
     Assignment,
     AssignmentState,
     HumanGuess,
-    Item,
     ItemKind,
     Judgment,
     Preference,
@@ -20,6 +18,7 @@ from ..models import (
     StudyStatus,
 )
 from ..pairing import POSITIONS
+from ..selectors import sql
 from . import quality
 from .errors import AnnotationError
 from .leases import active_assignment_for_update
@@ -87,9 +86,17 @@ def _claim(*, user, token: str, assignment: Assignment | None, now) -> Assignmen
         active_assignment_for_update(user=user, token=token)  # raises the reason
     # Only the lease's own columns in the condition: PostgreSQL re-checks them on the row
     # a concurrent submission just changed, so exactly one of two racing requests wins.
-    claimed = Assignment.objects.filter(
-        pk=assignment.pk, state=AssignmentState.ACTIVE, expires_at__gt=now
-    ).update(state=AssignmentState.SUBMITTED)
+    # Written out: run on every judgment (see `selectors.sql`).
+    claimed = sql.row_count(
+        "UPDATE annotation_assignment SET state = %s"
+        " WHERE id = %s AND state = %s AND expires_at > %s",
+        [
+            AssignmentState.SUBMITTED.value,
+            assignment.pk,
+            AssignmentState.ACTIVE.value,
+            sql.db_moment(now),
+        ],
+    )
     if not claimed:
         active_assignment_for_update(user=user, token=token)  # raises the reason
         raise AnnotationError("not_yours", _("This item is not assigned to you."))
@@ -158,7 +165,9 @@ def _judgment_submit(
         for (position, slug), value in submission.ratings.items()
     ]
     Rating.objects.bulk_create(ratings)
-    Item.objects.filter(pk=item.pk).update(judgment_count=F("judgment_count") + 1)
+    sql.row_count(
+        "UPDATE annotation_item SET judgment_count = judgment_count + 1 WHERE id = %s", [item.pk]
+    )
     return judgment, {(r.answer_id, r.metric_id): r.value for r in ratings}
 
 

@@ -1,4 +1,6 @@
 from django import template
+from django.template.loader import render_to_string
+from django.utils.translation import get_language
 
 register = template.Library()
 
@@ -14,3 +16,37 @@ def pairs(mapping):
     """`event.after|pairs`: a dict's (key, value) pairs. `mapping.items` in a template
     would look up a key named "items" first."""
     return list(mapping.items()) if isinstance(mapping, dict) else []
+
+
+# Rendered rating scales, per process, by what they show (see `rating_scales`).
+SCALES_KEPT = 64
+_rendered_scales: dict[tuple, str] = {}
+
+
+@register.simple_tag
+def rating_scales(item, posted):
+    """The rating scales of `item` (`selectors.ShownItem`): every metric with its
+    definition, and a row of 1–5 radio buttons per answer. They are about half of the
+    rating page's template nodes, yet the same for every item of a kind in one language,
+    so each process renders them once per language, kind of item and wording of the
+    metrics, and after that they cost a dictionary lookup. A page that shows what was
+    posted (a refused submission) is rendered as it is."""
+    context = {"item": item, "posted": posted}
+    if posted:
+        return render_to_string("annotation/_scales.html", context)
+    key = (
+        get_language(),
+        item.kind,
+        tuple((answer.position, answer.letter) for answer in item.answers),
+        # The wording as this language shows it: an edit in the admin makes a new key.
+        tuple(
+            (metric.slug, metric.label, metric.definition, tuple(metric.anchor_list()))
+            for metric in item.metrics
+        ),
+    )
+    rendered = _rendered_scales.get(key)
+    if rendered is None:
+        if len(_rendered_scales) >= SCALES_KEPT:
+            _rendered_scales.clear()
+        rendered = _rendered_scales[key] = render_to_string("annotation/_scales.html", context)
+    return rendered
