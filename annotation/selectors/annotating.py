@@ -1,6 +1,7 @@
 """What the rating page reads: metric definitions, an item's answers as the annotator sees
 them, the annotator's progress and when a break is due."""
 
+import copy
 import logging
 import time
 from dataclasses import dataclass, field
@@ -53,7 +54,9 @@ def metrics_cache_clear(**_signal_arguments) -> None:
 # when a corrected file is imported, which shows here within a minute.
 ITEM_BLOCK_SECONDS = 60
 ITEM_BLOCKS_KEPT = 4000
-_item_blocks: dict[int, tuple[float, "ItemBlock"]] = {}
+# Each entry: when it was read, the block, and the item's row with its character and
+# scenario (see `item_shown`).
+_item_blocks: dict[int, tuple[float, "ItemBlock", Item]] = {}
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,21 @@ def item_block(item) -> ItemBlock:
     return loaded[item.pk][0] if item.pk in loaded else _block_of(item, [])
 
 
+def item_shown(item_id: int) -> Item | None:
+    """A copy of the item's row with its character and scenario, as the rating page shows
+    them, kept like its block; None for an item without answers. Its `judgment_count`,
+    `is_gold` (staff may change it) and study are as they were read: whoever needs them
+    current reads them, as the lease and the submission do."""
+    cached = _item_blocks.get(item_id)
+    if cached is None or time.monotonic() - cached[0] >= ITEM_BLOCK_SECONDS:
+        loaded = item_blocks_load([item_id])
+        if item_id not in loaded:
+            return None
+        cached = _item_blocks[item_id]
+    # A copy: the kept row is shared by every request of this process.
+    return copy.copy(cached[2])
+
+
 def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
     """The blocks of these items, read in one query and kept like `item_block`'s, each
     with its item row (kind, character, round)."""
@@ -82,7 +100,7 @@ def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
     exposures: dict[int, list] = {}
     for exposure in (
         ItemExposure.objects.filter(item_id__in=list(item_ids))
-        .select_related("answer", "item")
+        .select_related("answer", "item__character", "item__scenario")
         .annotate(slot=Subquery(slot.values("slot")[:1]))
     ):
         exposures.setdefault(exposure.item_id, []).append(exposure)
@@ -92,7 +110,7 @@ def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
     for item_id, shown in exposures.items():
         item = shown[0].item
         block = _block_of(item, shown)
-        _item_blocks[item_id] = (time.monotonic(), block)
+        _item_blocks[item_id] = (time.monotonic(), block, item)
         loaded[item_id] = (block, item)
     return loaded
 

@@ -52,25 +52,31 @@ from .text import plain_text
 def _lease(
     user, item_id: int, study: Study, now, *, gold: bool, sides: SideHistory
 ) -> Assignment | None:
-    # The character, scenario and study come along for the rating page; only the item's
-    # own row is locked.
-    item = (
-        Item.objects.select_for_update(skip_locked=True, of=("self",))
-        .select_related("character", "scenario", "study")
-        .filter(pk=item_id)
-        .first()
+    # Only the item's own row is locked; its count and its study's status are read with
+    # the lock. The rest of the row, with its character and scenario for the rating page,
+    # never changes once the study is open: it comes from the process's copy.
+    locked = sql.first_row(
+        "SELECT i.judgment_count, s.status FROM annotation_item i"
+        " JOIN annotation_study s ON s.id = i.study_id WHERE i.id = %s" + _lock_skipping(),
+        [item_id],
     )
-    if item is None:
+    if locked is None:
         return None  # another annotator is leasing it right now
-    if item.study.status != StudyStatus.OPEN:
+    judgment_count, status = locked
+    if status != StudyStatus.OPEN:
         return None  # closed since the annotator's worklist was planned
+    item = selectors.item_shown(item_id)
+    if item is None:
+        return None  # an item without answers is never served
+    # The study as planned: a change staff make to it makes every plan anew (`worklists`).
+    item.judgment_count, item.study = judgment_count, study
     # The live leases are counted once the row is locked, in a statement of their own: no
     # other lease of this item can start until we commit, and this statement sees every
     # lease committed before the lock was granted. Counted inside the locking statement,
     # they would be read from that statement's snapshot, which misses a lease committed
     # between the snapshot and the lock (PostgreSQL, read committed): the item would then
     # be leased beyond its overlap.
-    if not gold and item.judgment_count + _live_leases(item, now) >= study.overlap:
+    if not gold and judgment_count + _live_leases(item, now) >= study.overlap:
         return None
     block = selectors.item_block(item)
     slots = [block.slots[slot] for slot in sorted(block.slots)]
@@ -105,6 +111,14 @@ def _lease(
         left_source_id=left,
         right_source_id=right,
     )
+
+
+def _lock_skipping() -> str:
+    """Row locks that skip rows another transaction holds, where the database has them.
+    SQLite has none and needs none: its write transactions run one at a time."""
+    if connection.features.has_select_for_update_skip_locked:
+        return " FOR UPDATE OF i SKIP LOCKED"
+    return ""
 
 
 def _expose(user, study: Study, answer_ids) -> bool:

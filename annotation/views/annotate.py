@@ -81,9 +81,13 @@ def annotate(request: AuthenticatedRequest) -> HttpResponse:
     return redirect("annotate-item", token=assignment.token)
 
 
-def _own_assignment(request: AuthenticatedRequest, token: str) -> Assignment:
+def _own_assignment(request: AuthenticatedRequest, token: str, *, shown: bool = True) -> Assignment:
+    """The annotator's lease behind `token`, with what the rating page shows of its item
+    (`shown`), or only with its study (a submission or a skip: their pages show the next
+    item, and a refused submission reads the rest when it shows this one again)."""
+    related = ("item__study", "item__character", "item__scenario") if shown else ("item__study",)
     assignment = (
-        Assignment.objects.select_related("item__study", "item__character", "item__scenario")
+        Assignment.objects.select_related(*related)
         .filter(token=token, annotator=request.user)
         .first()
     )
@@ -144,7 +148,7 @@ def submission_from_post(
 
 
 def _submit(request: AuthenticatedRequest, token: str) -> HttpResponse:
-    assignment = _own_assignment(request, token)
+    assignment = _own_assignment(request, token, shown=False)
     submission, posted = submission_from_post(request.POST, assignment)
     try:
         services.judgment_submit(
