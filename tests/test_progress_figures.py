@@ -1,4 +1,4 @@
-"""The progress line of the rating page, read by written statements (`selectors.sql`) on
+"""The progress line of the rating page, read by written statements (`annotation.sql`) on
 whichever database the tests run: judgments in open studies, today's judgments, live
 leases among what is left, and the break rule of the study last rated."""
 

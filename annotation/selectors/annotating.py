@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from dialogues.models import Answer
 
+from .. import sql
 from ..models import (
     Assignment,
     AssignmentState,
@@ -22,7 +23,6 @@ from ..models import (
     WorkerHeartbeat,
 )
 from ..pairing import POSITIONS
-from . import sql
 
 logger = logging.getLogger(__name__)
 
@@ -67,26 +67,28 @@ class ItemBlock:
 
 
 def item_block(item) -> ItemBlock:
-    cached = _item_blocks.get(item.pk)
-    if cached is not None and time.monotonic() - cached[0] < ITEM_BLOCK_SECONDS:
-        return cached[1]
-    loaded = item_blocks_load([item.pk])
-    return loaded[item.pk][0] if item.pk in loaded else _block_of(item, [])
+    kept = _kept(item.pk)
+    return kept[0] if kept is not None else _block_of(item, [])
 
 
-def item_shown(item_id: int) -> Item | None:
-    """A copy of the item's row with its character and scenario, as the rating page shows
-    them, kept like its block; None for an item without answers. Its `judgment_count`,
+def item_shown(item_id: int) -> tuple[ItemBlock, Item] | None:
+    """The item's block and a copy of its row with its character and scenario, as the
+    rating page shows them; None for an item without answers. The row's `judgment_count`,
     `is_gold` (staff may change it) and study are as they were read: whoever needs them
     current reads them, as the lease and the submission do."""
-    cached = _item_blocks.get(item_id)
-    if cached is None or time.monotonic() - cached[0] >= ITEM_BLOCK_SECONDS:
-        loaded = item_blocks_load([item_id])
-        if item_id not in loaded:
-            return None
-        cached = _item_blocks[item_id]
+    kept = _kept(item_id)
+    if kept is None:
+        return None
+    block, item = kept
     # A copy: the kept row is shared by every request of this process.
-    return copy.copy(cached[2])
+    return block, copy.copy(item)
+
+
+def _kept(item_id: int) -> tuple[ItemBlock, Item] | None:
+    cached = _item_blocks.get(item_id)
+    if cached is not None and time.monotonic() - cached[0] < ITEM_BLOCK_SECONDS:
+        return cached[1], cached[2]
+    return item_blocks_load([item_id]).get(item_id)
 
 
 def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
@@ -160,11 +162,11 @@ class Progress:
 
 
 def progress_of(user) -> Progress:
-    """Shown on every rating page: two written statements (see `sql`), the counts and
+    """Shown on every rating page: two written statements (see `annotation.sql`), the counts and
     today's judgments with their study's break rule."""
     now = timezone.now()
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    done, leased = sql.first_row(
+    done, leased = sql.one_row(
         "SELECT"
         " (SELECT COUNT(*) FROM annotation_judgment j"
         "  JOIN annotation_item i ON i.id = j.item_id"
@@ -179,7 +181,7 @@ def progress_of(user) -> Progress:
             AssignmentState.ACTIVE.value,
             sql.db_moment(now),
         ],
-    ) or (0, 0)
+    )
     today = [
         (sql.moment_of(submitted_at), every_items, every_minutes)
         for submitted_at, every_items, every_minutes in sql.rows(

@@ -17,6 +17,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
+from .. import sql
 from ..models import (
     AnswerExposure,
     Assignment,
@@ -34,13 +35,12 @@ from ..models import (
     StudyStatus,
 )
 from ..pairing import items_one_annotator_can_take_per_scenario
-from . import sql
 
 
 def current_lease(user, now, only_study) -> Assignment | None:
     """The annotator's oldest live lease in an open study (in `only_study` when given).
     Asked before every new lease and nearly always answered "none": one written statement
-    (see `sql`); a lease found comes without its item, which is read when used."""
+    (see `annotation.sql`); a lease found comes without its item, which is read when used."""
     found = Assignment.objects.raw(
         "SELECT a.* FROM annotation_assignment a"
         " JOIN annotation_item i ON i.id = a.item_id"

@@ -2,12 +2,12 @@
 
 from django.db.models import Count
 
+from .. import sql
 from ..models import (
     ProfileStatus,
     Qualification,
     QualificationStatus,
 )
-from . import sql
 
 
 class Step:

@@ -6,7 +6,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .. import selectors
+from .. import selectors, sql
 from ..models import (
     Assignment,
     AssignmentState,
@@ -18,7 +18,6 @@ from ..models import (
     StudyStatus,
 )
 from ..pairing import POSITIONS
-from ..selectors import sql
 from . import quality
 from .errors import AnnotationError
 from .leases import active_assignment_for_update
@@ -86,7 +85,7 @@ def _claim(*, user, token: str, assignment: Assignment | None, now) -> Assignmen
         active_assignment_for_update(user=user, token=token)  # raises the reason
     # Only the lease's own columns in the condition: PostgreSQL re-checks them on the row
     # a concurrent submission just changed, so exactly one of two racing requests wins.
-    # Written out: run on every judgment (see `selectors.sql`).
+    # Written out: run on every judgment (see `annotation.sql`).
     claimed = sql.row_count(
         "UPDATE annotation_assignment SET state = %s"
         " WHERE id = %s AND state = %s AND expires_at > %s",

@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .. import selectors
+from .. import selectors, sql
 from ..models import (
     AnswerExposure,
     Assignment,
@@ -38,7 +38,6 @@ from ..pairing import (
     left_first,
     scheduled_left_slot,
 )
-from ..selectors import sql
 from ..selectors.eligibility import (
     SideHistory,
     current_lease,
@@ -65,9 +64,10 @@ def _lease(
     judgment_count, status = locked
     if status != StudyStatus.OPEN:
         return None  # closed since the annotator's worklist was planned
-    item = selectors.item_shown(item_id)
-    if item is None:
+    shown = selectors.item_shown(item_id)
+    if shown is None:
         return None  # an item without answers is never served
+    block, item = shown
     # The study as planned: a change staff make to it makes every plan anew (`worklists`).
     item.judgment_count, item.study = judgment_count, study
     # The live leases are counted once the row is locked, in a statement of their own: no
@@ -78,7 +78,6 @@ def _lease(
     # be leased beyond its overlap.
     if not gold and judgment_count + _live_leases(item, now) >= study.overlap:
         return None
-    block = selectors.item_block(item)
     slots = [block.slots[slot] for slot in sorted(block.slots)]
     if item.kind == ItemKind.PAIR:
         order = left_first(
@@ -130,16 +129,16 @@ def _expose(user, study: Study, answer_ids) -> bool:
     answer_ids = list(answer_ids)
     if not answer_ids:
         return True
-    table = connection.ops.quote_name(AnswerExposure._meta.db_table)
     values = ", ".join(["(%s, %s, %s)"] * len(answer_ids))
     params = [value for answer_id in answer_ids for value in (user.pk, study.pk, answer_id)]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (annotator_id, study_id, answer_id) VALUES {values} "
-            "ON CONFLICT DO NOTHING RETURNING id",
+    recorded = [
+        row[0]
+        for row in sql.rows(
+            "INSERT INTO annotation_answerexposure (annotator_id, study_id, answer_id)"
+            f" VALUES {values} ON CONFLICT DO NOTHING RETURNING id",
             params,
         )
-        recorded = [row[0] for row in cursor.fetchall()]
+    ]
     if len(recorded) < len(answer_ids):
         AnswerExposure.objects.filter(pk__in=recorded).delete()
         return False
@@ -147,12 +146,12 @@ def _expose(user, study: Study, answer_ids) -> bool:
 
 
 def _live_leases(item: Item, now) -> int:
-    # Written out: asked on every lease (see `selectors.sql`).
-    (count,) = sql.first_row(
+    # Written out: asked on every lease (see `annotation.sql`).
+    (count,) = sql.one_row(
         "SELECT COUNT(*) FROM annotation_assignment"
         " WHERE item_id = %s AND state = %s AND expires_at > %s",
         [item.pk, AssignmentState.ACTIVE.value, sql.db_moment(now)],
-    ) or (0,)
+    )
     return count
 
 

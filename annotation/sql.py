@@ -1,4 +1,5 @@
-"""Written-out SQL for the few statements the rating loop runs on every judgment.
+"""Written-out SQL for the few statements the rating loop runs on every judgment, reads
+(selectors) and writes (services) alike.
 
 The ORM builds a query's SQL afresh on every call: about 1–2.5 ms of CPU for one of the
 loop's reads on the production machine, against about 0.2 ms for the same statement
@@ -15,7 +16,6 @@ PostgreSQL in CI and on SQLite in `make test-fast`.
 from datetime import UTC, datetime
 
 from django.db import connection
-from django.utils.dateparse import parse_datetime
 
 
 def rows(sql: str, params=()) -> list[tuple]:
@@ -30,6 +30,13 @@ def first_row(sql: str, params=()) -> tuple | None:
         return cursor.fetchone()
 
 
+def one_row(sql: str, params=()) -> tuple:
+    """The row of a statement that always gives one (counts)."""
+    row = first_row(sql, params)
+    assert row is not None, sql
+    return row
+
+
 def row_count(sql: str, params=()) -> int:
     """Run a written UPDATE or DELETE; the number of rows it changed."""
     with connection.cursor() as cursor:
@@ -42,12 +49,7 @@ def db_moment(moment: datetime):
     return connection.ops.adapt_datetimefield_value(moment)
 
 
-def moment_of(value) -> datetime:
-    """A moment read back by a written statement: PostgreSQL gives an aware datetime,
-    SQLite the UTC moment it stores, without a zone (as text where the column type is
-    not declared)."""
-    if isinstance(value, str):
-        parsed = parse_datetime(value)
-        assert parsed is not None, value
-        value = parsed
+def moment_of(value: datetime) -> datetime:
+    """A moment read back by a written statement: PostgreSQL gives it with its zone,
+    SQLite the UTC moment it stores, without one."""
     return value if value.tzinfo else value.replace(tzinfo=UTC)
