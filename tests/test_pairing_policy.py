@@ -232,6 +232,22 @@ def test_the_daily_cap_counts_only_today(demo_dataset, luffy):
     assert services.assignment_next(user=annotator) is not None
 
 
+def test_caps_count_the_judgments_of_their_own_study_only(demo_dataset, luffy, natsume):
+    first = make_study(characters=[luffy])
+    second = make_study(characters=[natsume])
+    Study.objects.update(cap_per_annotator=2, cap_per_annotator_per_day=3)
+    annotator = approved_annotator("two-studies@example.com", [luffy, natsume])
+
+    while (lease := services.assignment_next(user=annotator, study=first)) is not None:
+        submit_item(annotator, lease)
+    # A new plan, which reads what the annotator has done in each study.
+    worklists.plans_forget(annotator.pk)
+    leases = work_through(annotator)
+
+    assert Judgment.objects.filter(annotator=annotator, item__study=first).count() == 2
+    assert [lease.item.study_id for lease in leases] == [second.pk, second.pk]
+
+
 def test_items_closest_to_complete_are_served_first(demo_dataset, luffy):
     study = make_study(overlap=3)
     Study.objects.update(balance_characters=False)

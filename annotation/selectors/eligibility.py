@@ -12,8 +12,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Exists, F, OuterRef, Subquery, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
@@ -61,10 +60,11 @@ def current_lease(user, now, only_study) -> Assignment | None:
 
 def studies_with_room(user, now, only_study=None, *, with_progress: bool = True) -> list[Study]:
     """Open studies with room for this annotator, read in one query of one row per study
-    and character they may rate in it. Each comes with `done`, `cap` (the member's own,
-    else the study's), `character_ids` (the approved characters this annotator rates in
-    it) and, unless `with_progress` is False, `progress` (per character with items:
-    judgments given and wanted; one more query per study)."""
+    and character they may rate in it, and one of their judgments per study. Each comes
+    with `done`, `done_today`, `cap` (the member's own, else the study's), `character_ids`
+    (the approved characters this annotator rates in it) and, unless `with_progress` is
+    False, `progress` (per character with items: judgments given and wanted; one more
+    query per study)."""
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     study = OuterRef("study_id")
     character = OuterRef("character_id")
@@ -72,7 +72,6 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
     assigned = StudyMembership.characters.through.objects.filter(
         studymembership__study=study, studymembership__annotator=user
     )
-    mine = Judgment.objects.filter(annotator=user, item__study=study).order_by().values("annotator")
     rows = (
         Study.characters.through.objects.filter(study__status=StudyStatus.OPEN)
         .filter(
@@ -96,11 +95,7 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
             study_id__in=ItemAnswer.objects.filter(answer__author=user).values("item__study_id")
         )
         .select_related("study")
-        .annotate(
-            member_cap=Subquery(membership.values("cap")[:1]),
-            done=_count(mine),
-            done_today=_count(mine.filter(submitted_at__gte=start_of_day)),
-        )
+        .annotate(member_cap=Subquery(membership.values("cap")[:1]))
         .order_by("study_id", "character_id")
     )
     if only_study is not None:
@@ -108,8 +103,11 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
     studies: dict[int, Study] = {}
     for row in rows:
         if row.study_id not in studies:
-            studies[row.study_id] = _with_annotator_figures(row)
+            studies[row.study_id] = _with_cap(row)
         studies[row.study_id].character_ids.append(row.character_id)
+    done = _judgments_by_study(user, start_of_day) if studies else {}
+    for study_id, study in studies.items():
+        study.done, study.done_today = done.get(study_id, (0, 0))
     with_room = [study for study in studies.values() if _room_left(study)]
     for study in with_room if with_progress else []:
         progress = character_progress(study)
@@ -132,14 +130,25 @@ def character_progress(study: Study) -> dict[int, tuple[int, int]]:
     }
 
 
-def _count(queryset):
-    return Coalesce(Subquery(queryset.annotate(n=Count("pk")).values("n")), 0)
+def _judgments_by_study(user, start_of_day) -> dict[int, tuple[int, int]]:
+    """Per study: the annotator's judgments, and those given since `start_of_day`. Read
+    from their own judgments outwards, in one pass: counted per study and character row
+    instead, the database joined every item of the study to them, twice per row (about
+    0.1 s per plan for the published data)."""
+    return {
+        study_id: (done, done_today)
+        for study_id, done, done_today in Judgment.objects.filter(annotator=user)
+        .order_by()
+        .values("item__study_id")
+        .annotate(
+            done=Count("pk"), done_today=Count("pk", filter=Q(submitted_at__gte=start_of_day))
+        )
+        .values_list("item__study_id", "done", "done_today")
+    }
 
 
-def _with_annotator_figures(row) -> Study:
+def _with_cap(row) -> Study:
     study = row.study
-    study.done = row.done
-    study.done_today = row.done_today
     study.cap = row.member_cap if row.member_cap is not None else study.cap_per_annotator
     study.character_ids = []
     return study
@@ -171,9 +180,9 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
     blocked = ItemExposure.objects.filter(answer_id__in=seen_answers).values("item_id")
     items = (
         Item.objects.filter(study=study, character_id__in=character_ids, is_gold=gold)
-        .exclude(
-            pk__in=Assignment.objects.filter(annotator=user, item__study=study).values("item_id")
-        )
+        # Every item they have had, in any study: an item belongs to one study, and
+        # narrowing the leases to this one would join them to every item of the study.
+        .exclude(pk__in=Assignment.objects.filter(annotator=user).values("item_id"))
         .exclude(pk__in=blocked)
     )
     if not gold:
