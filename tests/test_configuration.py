@@ -101,7 +101,7 @@ def test_production_uses_the_resilient_redis_cache_and_a_real_broker():
         "-c",
         "from django.conf import settings as s; "
         "print(s.CACHES['default']['BACKEND'], s.CACHES['default']['LOCATION'], "
-        "s.CELERY_BROKER_URL, s.CELERY_TASK_ALWAYS_EAGER)",
+        "s.CELERY_BROKER_URL, s.CELERY_TASK_ALWAYS_EAGER, s.SESSION_ENGINE)",
         env=PRODUCTION_ENV,
     )
 
@@ -111,7 +111,23 @@ def test_production_uses_the_resilient_redis_cache_and_a_real_broker():
         PRODUCTION_ENV["REDIS_URL"],
         PRODUCTION_ENV["REDIS_URL"],
         "False",
+        "chatanime_site.sessions",
     ]
+
+
+def test_without_redis_sessions_stay_in_the_database_alone():
+    # A per-process memory cache would keep a session alive in one process after
+    # another logged it out.
+    result = run_manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.conf import settings as s; print(s.SESSION_ENGINE)",
+        env={"DJANGO_SETTINGS_MODULE": "chatanime_site.settings.local"},
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["django.contrib.sessions.backends.db"]
 
 
 def test_production_refuses_to_start_without_a_redis_url():

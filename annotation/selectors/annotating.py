@@ -162,37 +162,39 @@ class Progress:
 
 
 def progress_of(user) -> Progress:
-    """Shown on every rating page: two written statements (see `annotation.sql`), the counts and
-    today's judgments with their study's break rule."""
+    """Shown on every rating page: one written statement (see `annotation.sql`), the counts
+    on every row and, one per row, today's judgments with their study's break rule (a
+    single row of counts alone when there are none)."""
     now = timezone.now()
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    done, leased = sql.one_row(
-        "SELECT"
-        " (SELECT COUNT(*) FROM annotation_judgment j"
-        "  JOIN annotation_item i ON i.id = j.item_id"
-        "  JOIN annotation_study s ON s.id = i.study_id"
-        "  WHERE j.annotator_id = %s AND s.status = %s),"
-        " (SELECT COUNT(*) FROM annotation_assignment a"
-        "  WHERE a.annotator_id = %s AND a.state = %s AND a.expires_at > %s)",
+    found = sql.rows(
+        "SELECT c.done, c.leased, j.submitted_at, s.break_every_items, s.break_every_minutes"
+        " FROM (SELECT"
+        "  (SELECT COUNT(*) FROM annotation_judgment j"
+        "   JOIN annotation_item i ON i.id = j.item_id"
+        "   JOIN annotation_study s ON s.id = i.study_id"
+        "   WHERE j.annotator_id = %s AND s.status = %s) AS done,"
+        "  (SELECT COUNT(*) FROM annotation_assignment a"
+        "   WHERE a.annotator_id = %s AND a.state = %s AND a.expires_at > %s) AS leased) c"
+        " LEFT JOIN annotation_judgment j ON j.annotator_id = %s AND j.submitted_at >= %s"
+        " LEFT JOIN annotation_item i ON i.id = j.item_id"
+        " LEFT JOIN annotation_study s ON s.id = i.study_id"
+        " ORDER BY j.submitted_at",
         [
             user.pk,
             StudyStatus.OPEN.value,
             user.pk,
             AssignmentState.ACTIVE.value,
             sql.db_moment(now),
+            user.pk,
+            sql.db_moment(start_of_day),
         ],
     )
+    done, leased = found[0][0], found[0][1]
     today = [
         (sql.moment_of(submitted_at), every_items, every_minutes)
-        for submitted_at, every_items, every_minutes in sql.rows(
-            "SELECT j.submitted_at, s.break_every_items, s.break_every_minutes"
-            " FROM annotation_judgment j"
-            " JOIN annotation_item i ON i.id = j.item_id"
-            " JOIN annotation_study s ON s.id = i.study_id"
-            " WHERE j.annotator_id = %s AND j.submitted_at >= %s"
-            " ORDER BY j.submitted_at",
-            [user.pk, sql.db_moment(start_of_day)],
-        )
+        for _done, _leased, submitted_at, every_items, every_minutes in found
+        if submitted_at is not None
     ]
     remaining = _items_left(user, done) + leased
     return Progress(

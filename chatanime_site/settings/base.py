@@ -164,6 +164,8 @@ if REDIS_URL:
             "OPTIONS": REDIS_CACHE_OPTIONS,
         }
     }
+    # Sessions read from Redis, kept in the database (chatanime_site.sessions).
+    SESSION_ENGINE = "chatanime_site.sessions"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
