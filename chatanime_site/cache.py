@@ -12,7 +12,7 @@ import logging
 import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -23,8 +23,31 @@ UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 PAUSE_SECONDS = 5.0
 
 
+class _ClientPerPool(RedisCacheClient):
+    """One Redis client per connection pool, made once. Django makes a new one for every
+    cache call, which costs more CPU than the call itself; a page of the rating loop makes
+    several. A client is safe to share between threads: each command borrows a
+    connection from the pool."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, object] = {}
+
+    def get_client(self, key=None, *, write=False):
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:
+            client = self._client(connection_pool=self._get_connection_pool(write))
+            self._clients[index] = client
+        return client
+
+
 class ResilientRedisCache(RedisCache):
     _unreachable_until = 0.0
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = _ClientPerPool
 
     def _call(self, method, fallback, *args, **kwargs):
         if time.monotonic() < ResilientRedisCache._unreachable_until:

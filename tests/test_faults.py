@@ -68,6 +68,25 @@ def redis_cache(private_redis, settings):
     ResilientRedisCache._unreachable_until = 0.0
 
 
+def test_the_cache_keeps_one_redis_client_that_reconnects_after_a_restart(
+    private_redis, redis_cache
+):
+    from django.core.cache import cache
+
+    client = cache._cache.get_client()
+    cache.set("greeting", "hello")
+    assert cache._cache.get_client() is client
+
+    private_redis.stop()
+    assert cache.get("greeting") is None  # carried on without it
+    private_redis.start()
+    ResilientRedisCache._unreachable_until = 0.0  # past the pause after a failure
+
+    cache.set("greeting", "again")
+    assert cache.get("greeting") == "again"
+    assert cache._cache.get_client() is client
+
+
 @pytest.mark.django_db(transaction=True)
 def test_people_can_log_in_while_redis_is_down(postgres, private_redis, redis_cache, client):
     """Log-in throttling keeps its counters in the cache; without Redis it lets people
