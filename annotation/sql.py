@@ -16,6 +16,7 @@ PostgreSQL in CI and on SQLite in `make test-fast`.
 from datetime import UTC, datetime
 
 from django.db import connection
+from django.db.models import Model
 
 
 def rows(sql: str, params=()) -> list[tuple]:
@@ -53,3 +54,23 @@ def moment_of(value: datetime) -> datetime:
     """A moment read back by a written statement: PostgreSQL gives it with its zone,
     SQLite the UTC moment it stores, without one."""
     return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def columns(model: type[Model], alias: str) -> str:
+    """`alias.column, …` for every column of `model`, in the order `instance` reads them."""
+    return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
+
+
+def instance[M: Model](model: type[M], values) -> M:
+    """The `model` instance of a row's values read with `columns(model, …)`, converted as
+    the ORM converts them (JSON text, SQLite's booleans and moments)."""
+    fields = model._meta.concrete_fields
+    converted = []
+    for field, value in zip(fields, values, strict=True):
+        column = field.get_col(model._meta.db_table)
+        for converter in connection.ops.get_db_converters(column) + column.get_db_converters(
+            connection
+        ):
+            value = converter(value, column, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, [field.attname for field in fields], converted)

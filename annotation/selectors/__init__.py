@@ -23,6 +23,7 @@ from .annotating import (
     last_worker_heartbeat,
     metrics_cache_clear,
     metrics_for,
+    own_lease,
     progress_of,
     shown_item,
 )
@@ -92,6 +93,7 @@ __all__ = [
     "metrics_cache_clear",
     "metrics_for",
     "open_leases",
+    "own_lease",
     "pending_quizzes",
     "progress_of",
     "qualifications_of",

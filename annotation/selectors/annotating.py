@@ -19,6 +19,7 @@ from ..models import (
     Item,
     ItemKind,
     Metric,
+    Study,
     StudyStatus,
     WorkerHeartbeat,
 )
@@ -132,6 +133,37 @@ def _block_of(item, exposures) -> ItemBlock:
             and a.round == 1
         },
     )
+
+
+def own_lease(user, token: str) -> Assignment | None:
+    """This annotator's lease behind `token`, or None (another annotator's token reads as
+    none). Read on every rating page and submission, in one written statement (see
+    `annotation.sql`): the lease, its item's gold mark and count (which staff and other
+    annotators change) and its study (status, rules); the rest of the item, with its
+    character and scenario, is the process's copy (`item_shown`)."""
+    row = sql.first_row(
+        f"SELECT {sql.columns(Assignment, 'a')}, i.is_gold, i.judgment_count,"
+        f" {sql.columns(Study, 's')} FROM annotation_assignment a"
+        " JOIN annotation_item i ON i.id = a.item_id"
+        " JOIN annotation_study s ON s.id = i.study_id"
+        " WHERE a.token = %s AND a.annotator_id = %s",
+        [token, user.pk],
+    )
+    if row is None:
+        return None
+    width = len(Assignment._meta.concrete_fields)
+    assignment = sql.instance(Assignment, row[:width])
+    is_gold, judgment_count = row[width], row[width + 1]
+    study = sql.instance(Study, row[width + 2 :])
+    shown = item_shown(assignment.item_id)
+    if shown is None:
+        # Never leased: an item without answers is not served. Read it whole all the same.
+        item = Item.objects.select_related("character", "scenario").get(pk=assignment.item_id)
+    else:
+        item = shown[1]
+    item.is_gold, item.judgment_count, item.study = bool(is_gold), judgment_count, study
+    assignment.item = item
+    return assignment
 
 
 def form_fields_of(assignment: Assignment) -> tuple[list[str], list[Metric]]:

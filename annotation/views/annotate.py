@@ -81,16 +81,9 @@ def annotate(request: AuthenticatedRequest) -> HttpResponse:
     return redirect("annotate-item", token=assignment.token)
 
 
-def _own_assignment(request: AuthenticatedRequest, token: str, *, shown: bool = True) -> Assignment:
-    """The annotator's lease behind `token`, with what the rating page shows of its item
-    (`shown`), or only with its study (a submission or a skip: their pages show the next
-    item, and a refused submission reads the rest when it shows this one again)."""
-    related = ("item__study", "item__character", "item__scenario") if shown else ("item__study",)
-    assignment = (
-        Assignment.objects.select_related(*related)
-        .filter(token=token, annotator=request.user)
-        .first()
-    )
+def _own_assignment(request: AuthenticatedRequest, token: str) -> Assignment:
+    """The annotator's lease behind `token`, with its item and study."""
+    assignment = selectors.own_lease(request.user, token)
     if assignment is None:
         # Another annotator's token looks exactly like a token that does not exist.
         raise Http404
@@ -148,7 +141,7 @@ def submission_from_post(
 
 
 def _submit(request: AuthenticatedRequest, token: str) -> HttpResponse:
-    assignment = _own_assignment(request, token, shown=False)
+    assignment = _own_assignment(request, token)
     submission, posted = submission_from_post(request.POST, assignment)
     try:
         services.judgment_submit(
