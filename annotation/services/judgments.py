@@ -14,7 +14,6 @@ from ..models import (
     ItemKind,
     Judgment,
     Preference,
-    Rating,
     StudyStatus,
 )
 from ..pairing import POSITIONS
@@ -154,20 +153,25 @@ def _judgment_submit(
         simulated=simulated,
     )
     metric_ids = {m.slug: m.pk for m in metrics}
-    ratings = [
-        Rating(
-            judgment=judgment,
-            answer_id=None if position == "set" else position_answer[position],
-            metric_id=metric_ids[slug],
-            value=value,
-        )
+    ratings = {
+        (None if position == "set" else position_answer[position], metric_ids[slug]): value
         for (position, slug), value in submission.ratings.items()
-    ]
-    Rating.objects.bulk_create(ratings)
+    }
+    # Written out: some twenty rows on every judgment (see `annotation.sql`); the table's
+    # constraints (one rating per metric and answer, 1 to 5) still hold them.
+    sql.row_count(
+        "INSERT INTO annotation_rating (judgment_id, answer_id, metric_id, value) VALUES "
+        + ", ".join(["(%s, %s, %s, %s)"] * len(ratings)),
+        [
+            value
+            for (answer_id, metric_id), rating in ratings.items()
+            for value in (judgment.pk, answer_id, metric_id, rating)
+        ],
+    )
     sql.row_count(
         "UPDATE annotation_item SET judgment_count = judgment_count + 1 WHERE id = %s", [item.pk]
     )
-    return judgment, {(r.answer_id, r.metric_id): r.value for r in ratings}
+    return judgment, ratings
 
 
 def _check_ratings(ratings: dict[tuple[str, str], int], expected: set[tuple[str, str]]) -> None:
