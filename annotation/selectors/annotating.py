@@ -156,11 +156,9 @@ def own_lease(user, token: str) -> Assignment | None:
     is_gold, judgment_count = row[width], row[width + 1]
     study = sql.instance(Study, row[width + 2 :])
     shown = item_shown(assignment.item_id)
-    if shown is None:
-        # Never leased: an item without answers is not served. Read it whole all the same.
-        item = Item.objects.select_related("character", "scenario").get(pk=assignment.item_id)
-    else:
-        item = shown[1]
+    # A leased item has answers: `leases._lease` serves no other.
+    assert shown is not None, assignment.item_id
+    item = shown[1]
     item.is_gold, item.judgment_count, item.study = bool(is_gold), judgment_count, study
     assignment.item = item
     return assignment
