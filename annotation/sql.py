@@ -4,9 +4,10 @@
 The ORM builds a query's SQL afresh on every call: about 1–2.5 ms of CPU for one of the
 loop's reads on the production machine, against about 0.2 ms for the same statement
 written out. With some twenty statements per judgment, building them was the largest
-single cost of a judgment (`bench/load.py --profile`). So the loop's fixed, simple
-statements are written out beside the function that needs them, in SQL that PostgreSQL
-and SQLite both run; everything else keeps the ORM.
+single cost of a judgment (`bench/load.py --profile`), and building a plan's reads
+(`services.worklists`) cost some 20 ms of CPU per plan. So the loop's statements and a
+plan's reads are written out beside the function that needs them, in SQL that
+PostgreSQL and SQLite both run; everything else keeps the ORM.
 
 Table and column names are Django's defaults for the models (`annotation_<model>`,
 `<field>_id`). Every written statement runs in the tests of the page that uses it, on

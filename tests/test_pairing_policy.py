@@ -210,6 +210,32 @@ def test_the_recorded_sides_match_the_display_order(alice):
     assert lease.right_source_id == slot_source[lease.display_order[1]]
 
 
+def test_the_side_history_is_the_sum_of_the_annotators_pairs_in_the_study(demo_dataset):
+    """`side_history` counts in the database; replayed lease by lease here, in the order
+    they were served (the last two sides included), it must come out the same, and a
+    pair of another study must not count."""
+    characters = list(Character.objects.all())
+    study = make_study(overlap=3, rounds=(1, 2))
+    annotator = approved_annotator("history@example.com", characters)
+    leases = [lease for lease in work_through(annotator, limit=12) if lease.left_source_id]
+    # Two leases served at the same moment, the last but one and the one before: the
+    # later by id is the more recent, and only it is among the last two.
+    Assignment.objects.filter(pk=leases[-2].pk).update(served_at=leases[-3].served_at)
+    other = make_study()
+    outside = services.assignment_next(user=annotator, study=other)
+    assert outside is not None and outside.left_source_id is not None
+
+    history = eligibility.side_history(annotator, study)
+
+    imbalance: dict[int, int] = {}
+    for lease in leases:
+        imbalance[lease.left_source_id] = imbalance.get(lease.left_source_id, 0) + 1
+        imbalance[lease.right_source_id] = imbalance.get(lease.right_source_id, 0) - 1
+    assert history.imbalance == imbalance
+    assert history.shown == len(leases) >= 5
+    assert history.recent == [lease.display_order[0] for lease in leases[-2:]]
+
+
 # Caps and order ------------------------------------------------------------------------
 
 

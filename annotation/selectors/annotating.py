@@ -92,6 +92,23 @@ def _kept(item_id: int) -> tuple[ItemBlock, Item] | None:
     return item_blocks_load([item_id]).get(item_id)
 
 
+def item_blocks(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
+    """The blocks of these items with their rows: the process's copies where it has them,
+    the others read in one query (`item_blocks_load`). Shared, like `_kept`'s: not to be
+    changed."""
+    found: dict[int, tuple[ItemBlock, Item]] = {}
+    missing = []
+    for item_id in item_ids:
+        cached = _item_blocks.get(item_id)
+        if cached is not None and time.monotonic() - cached[0] < ITEM_BLOCK_SECONDS:
+            found[item_id] = (cached[1], cached[2])
+        else:
+            missing.append(item_id)
+    if missing:
+        found.update(item_blocks_load(missing))
+    return found
+
+
 def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
     """The blocks of these items, read in one query and kept like `item_block`'s, each
     with its item row (kind, character, round)."""

@@ -8,29 +8,23 @@ character, diversity sets, closest to complete, random, with a look-ahead where 
 choice could strand judgments (`ordering`, `lookahead`); sides counterbalanced per
 annotator."""
 
+import json
 import math
 import time
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from .. import sql
 from ..models import (
-    AnswerExposure,
     Assignment,
     AssignmentState,
     Item,
-    ItemAnswer,
-    ItemExposure,
     ItemKind,
-    Judgment,
     ProfileStatus,
-    Qualification,
     QualificationStatus,
     Study,
-    StudyMembership,
     StudyStatus,
 )
 from ..pairing import items_one_annotator_can_take_per_scenario
@@ -66,45 +60,53 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
     False, `progress` (per character with items: judgments given and wanted; one more
     query per study)."""
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    study = OuterRef("study_id")
-    character = OuterRef("character_id")
-    membership = StudyMembership.objects.filter(study=study, annotator=user)
-    assigned = StudyMembership.characters.through.objects.filter(
-        studymembership__study=study, studymembership__annotator=user
-    )
-    rows = (
-        Study.characters.through.objects.filter(study__status=StudyStatus.OPEN)
-        .filter(
-            Exists(
-                Qualification.objects.filter(
-                    profile__user=user,
-                    profile__status=ProfileStatus.APPROVED,
-                    status=QualificationStatus.APPROVED,
-                    character_id=character,
-                )
-            )
-        )
+    # Written out (see `annotation.sql`): asked by every plan, and built by the ORM it cost
+    # about as much CPU as the rest of the plan's reads together.
+    found = sql.rows(
+        f"SELECT sc.character_id, m.cap, {sql.columns(Study, 's')}"
+        " FROM annotation_study_characters sc"
+        " JOIN annotation_study s ON s.id = sc.study_id"
+        " LEFT JOIN annotation_studymembership m ON m.study_id = s.id AND m.annotator_id = %s"
+        " WHERE s.status = %s"
+        "  AND EXISTS (SELECT 1 FROM annotation_qualification q"
+        "   JOIN annotation_annotatorprofile p ON p.id = q.profile_id"
+        "   WHERE p.user_id = %s AND p.status = %s AND q.status = %s"
+        "   AND q.character_id = sc.character_id)"
         # A study with members is open to its members only; their personal caps override
         # the study's, and a member assigned some characters rates only those.
-        .filter(~Exists(StudyMembership.objects.filter(study=study)) | Exists(membership))
-        .filter(~Exists(assigned) | Exists(assigned.filter(character_id=character)))
+        "  AND (m.id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM annotation_studymembership o"
+        "   WHERE o.study_id = sc.study_id))"
+        "  AND (m.id IS NULL"
+        "   OR NOT EXISTS (SELECT 1 FROM annotation_studymembership_characters mc"
+        "    WHERE mc.studymembership_id = m.id)"
+        "   OR EXISTS (SELECT 1 FROM annotation_studymembership_characters mc"
+        "    WHERE mc.studymembership_id = m.id AND mc.character_id = sc.character_id))"
         # Nobody rates a study that contains answers they wrote themselves. Found from
         # their own (few) answers outwards, once: probing every study's item answers for
         # their author reads the whole study (48,000 rows for the published data).
-        .exclude(
-            study_id__in=ItemAnswer.objects.filter(answer__author=user).values("item__study_id")
-        )
-        .select_related("study")
-        .annotate(member_cap=Subquery(membership.values("cap")[:1]))
-        .order_by("study_id", "character_id")
+        "  AND sc.study_id NOT IN (SELECT i.study_id FROM annotation_itemanswer ia"
+        "   JOIN dialogues_answer a ON a.id = ia.answer_id"
+        "   JOIN annotation_item i ON i.id = ia.item_id WHERE a.author_id = %s)"
+        + (" AND sc.study_id = %s" if only_study is not None else "")
+        + " ORDER BY sc.study_id, sc.character_id",
+        [
+            user.pk,
+            StudyStatus.OPEN.value,
+            user.pk,
+            ProfileStatus.APPROVED.value,
+            QualificationStatus.APPROVED.value,
+            user.pk,
+            *([only_study.pk] if only_study is not None else []),
+        ],
     )
-    if only_study is not None:
-        rows = rows.filter(study=only_study)
     studies: dict[int, Study] = {}
-    for row in rows:
-        if row.study_id not in studies:
-            studies[row.study_id] = _with_cap(row)
-        studies[row.study_id].character_ids.append(row.character_id)
+    for character_id, member_cap, *study_row in found:
+        study = studies.get(study_row[0])
+        if study is None:
+            study = studies[study_row[0]] = sql.instance(Study, study_row)
+            study.cap = member_cap if member_cap is not None else study.cap_per_annotator
+            study.character_ids = []
+        study.character_ids.append(character_id)
     done = _judgments_by_study(user, start_of_day) if studies else {}
     for study_id, study in studies.items():
         study.done, study.done_today = done.get(study_id, (0, 0))
@@ -120,13 +122,14 @@ def character_progress(study: Study) -> dict[int, tuple[int, int]]:
     afresh for every plan: it orders the characters and tells when the end of a
     character's work is near, where the look-ahead must see the study as it is (kept for
     even a few seconds, it let greedy choices strand judgments in the completion tests)."""
+    # Written out, like the rest of a plan's fixed reads (see `annotation.sql`).
     return {
         character_id: (done, items * study.overlap)
-        for character_id, done, items in Item.objects.filter(study=study, is_gold=False)
-        .order_by()
-        .values("character_id")
-        .annotate(done=Sum("judgment_count"), items=Count("pk"))
-        .values_list("character_id", "done", "items")
+        for character_id, done, items in sql.rows(
+            "SELECT character_id, SUM(judgment_count), COUNT(*) FROM annotation_item"
+            " WHERE study_id = %s AND is_gold = %s GROUP BY character_id",
+            [study.pk, False],
+        )
     }
 
 
@@ -137,21 +140,14 @@ def _judgments_by_study(user, start_of_day) -> dict[int, tuple[int, int]]:
     0.1 s per plan for the published data)."""
     return {
         study_id: (done, done_today)
-        for study_id, done, done_today in Judgment.objects.filter(annotator=user)
-        .order_by()
-        .values("item__study_id")
-        .annotate(
-            done=Count("pk"), done_today=Count("pk", filter=Q(submitted_at__gte=start_of_day))
+        for study_id, done, done_today in sql.rows(
+            "SELECT i.study_id, COUNT(*),"
+            " SUM(CASE WHEN j.submitted_at >= %s THEN 1 ELSE 0 END)"
+            " FROM annotation_judgment j JOIN annotation_item i ON i.id = j.item_id"
+            " WHERE j.annotator_id = %s GROUP BY i.study_id",
+            [sql.db_moment(start_of_day), user.pk],
         )
-        .values_list("item__study_id", "done", "done_today")
     }
-
-
-def _with_cap(row) -> Study:
-    study = row.study
-    study.cap = row.member_cap if row.member_cap is not None else study.cap_per_annotator
-    study.character_ids = []
-    return study
 
 
 def _room_left(study: Study) -> bool:
@@ -171,41 +167,61 @@ def gold_due(study: Study, done: int | None = None) -> bool:
     return math.floor((n + 1) * study.gold_rate) > math.floor(n * study.gold_rate)
 
 
-def available_items(user, study: Study, character_ids, now, *, gold: bool = False):
+@dataclass(frozen=True)
+class Available:
+    """A written condition on `annotation_item i` (see `annotation.sql`) and its
+    parameters."""
+
+    where: str
+    params: list
+
+
+def available_items(user, study: Study, character_ids, now, *, gold: bool = False) -> Available:
     """Items this annotator could be given now: not leased or judged by them, showing no
-    answer they have seen, and (unless gold) with room below the overlap."""
-    # Items that show an answer this annotator has already seen. Built from the (few) seen
-    # answers outwards, so the database probes a small set instead of every item.
-    seen_answers = AnswerExposure.objects.filter(annotator=user, study=study).values("answer_id")
-    blocked = ItemExposure.objects.filter(answer_id__in=seen_answers).values("item_id")
-    items = (
-        Item.objects.filter(study=study, character_id__in=character_ids, is_gold=gold)
+    answer they have seen, and (unless gold) with room below the overlap. Written out:
+    asked by every plan, and built by the ORM it cost more CPU than the database took to
+    answer it."""
+    if not character_ids:
+        return Available("1 = 0", [])
+    characters = ", ".join(["%s"] * len(character_ids))
+    where = [
+        f"i.study_id = %s AND i.character_id IN ({characters}) AND i.is_gold = %s",
         # Every item they have had, in any study: an item belongs to one study, and
         # narrowing the leases to this one would join them to every item of the study.
-        .exclude(pk__in=Assignment.objects.filter(annotator=user).values("item_id"))
-        .exclude(pk__in=blocked)
-    )
+        "i.id NOT IN (SELECT item_id FROM annotation_assignment WHERE annotator_id = %s)",
+        # Items that show an answer this annotator has already seen. Built from the (few)
+        # seen answers outwards, so the database probes a small set instead of every item.
+        "i.id NOT IN (SELECT e.item_id FROM annotation_itemexposure e WHERE e.answer_id IN"
+        " (SELECT answer_id FROM annotation_answerexposure"
+        "  WHERE annotator_id = %s AND study_id = %s))",
+    ]
+    params = [study.pk, *character_ids, gold, user.pk, user.pk, study.pk]
     if not gold:
         # One diversity set per character and annotator: a set costs whoever rates it the
         # pairs that show its answers, and several sets of one character would close
         # whole scenarios to them.
-        with_a_set = Assignment.objects.filter(
-            annotator=user, item__study=study, item__kind=ItemKind.DIVERSITY
-        ).values("item__character_id")
-        items = items.exclude(kind=ItemKind.DIVERSITY, character_id__in=with_a_set)
+        where.append(
+            "NOT (i.kind = %s AND i.character_id IN (SELECT d.character_id"
+            " FROM annotation_assignment a JOIN annotation_item d ON d.id = a.item_id"
+            " WHERE a.annotator_id = %s AND d.study_id = %s AND d.kind = %s))"
+        )
+        params += [ItemKind.DIVERSITY.value, user.pk, study.pk, ItemKind.DIVERSITY.value]
         # Live leases are few (one per annotator at work), so the items they fill up are
         # found from the leases rather than by counting leases for every item.
-        full = (
-            Assignment.objects.filter(
-                item__study=study, state=AssignmentState.ACTIVE, expires_at__gt=now
-            )
-            .values("item_id", "item__judgment_count")
-            .annotate(n=Count("pk"))
-            .filter(n__gte=study.overlap - F("item__judgment_count"))
-            .values("item_id")
+        where.append(
+            "i.judgment_count < %s AND i.id NOT IN (SELECT a.item_id"
+            " FROM annotation_assignment a JOIN annotation_item f ON f.id = a.item_id"
+            " WHERE f.study_id = %s AND a.state = %s AND a.expires_at > %s"
+            " GROUP BY a.item_id, f.judgment_count HAVING COUNT(*) >= %s - f.judgment_count)"
         )
-        items = items.filter(judgment_count__lt=study.overlap).exclude(pk__in=full)
-    return items
+        params += [
+            study.overlap,
+            study.pk,
+            AssignmentState.ACTIVE.value,
+            sql.db_moment(now),
+            study.overlap,
+        ]
+    return Available(" AND ".join(f"({condition})" for condition in where), params)
 
 
 def items_left_estimate(user) -> int:
@@ -291,15 +307,40 @@ class SideHistory:
 
 
 def side_history(user, study: Study) -> SideHistory:
+    """Read in one written statement (see `annotation.sql`) whose size does not grow with
+    the annotator's history: their pairs counted per (left, right) source, and the last
+    two pairs' display orders."""
+    # The annotator's pairs in the study are found once (a CTE read twice is computed
+    # once), then counted and their last two taken.
+    found = sql.rows(
+        "WITH mine AS (SELECT a.left_source_id, a.right_source_id, a.served_at, a.id,"
+        "  a.display_order FROM annotation_assignment a"
+        "  JOIN annotation_item i ON i.id = a.item_id"
+        "  WHERE a.annotator_id = %s AND i.study_id = %s AND a.left_source_id IS NOT NULL)"
+        " SELECT left_source_id, right_source_id, COUNT(*), NULL, NULL, NULL FROM mine"
+        " GROUP BY left_source_id, right_source_id"
+        " UNION ALL SELECT NULL, NULL, NULL, r.served_at, r.id, r.display_order FROM"
+        " (SELECT served_at, id, display_order FROM mine ORDER BY served_at DESC, id DESC"
+        "  LIMIT 2) r",
+        [user.pk, study.pk],
+    )
     history = SideHistory()
-    leases = Assignment.objects.filter(annotator=user, item__study=study, left_source__isnull=False)
-    # One query, one short row per pair this annotator was shown in the study: the
-    # order is needed for the last two sides.
-    for left, right, order in leases.order_by("served_at", "pk").values_list(
-        "left_source", "right_source", "display_order"
-    ):
-        history.record(left, right, order[0])
+    recent = []
+    for left, right, count, served_at, lease_id, display_order in found:
+        if left is None:
+            # As the database gives it (SQLite: its text, which sorts the same): only sorted.
+            recent.append((served_at, lease_id, display_order))
+            continue
+        history.imbalance[left] = history.imbalance.get(left, 0) + count
+        history.imbalance[right] = history.imbalance.get(right, 0) - count
+        history.shown += count
+    history.recent = [_json(order)[0] for *_when, order in sorted(recent)]
     return history
+
+
+def _json(value):
+    """A JSON column read by a written statement: text on both databases here."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def side_schedule_seed(user, study: Study) -> str:

@@ -7,10 +7,9 @@ import time
 from collections import Counter
 from typing import NamedTuple
 
-from django.db.models import Case, When
-
+from .. import sql
 from ..models import ItemKind, Study
-from .eligibility import available_items
+from .eligibility import Available, available_items
 from .lookahead import stranding_costs_of
 from .studies import annotators_needed_by_character, study_raters
 
@@ -46,23 +45,14 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
     completion, then at random. Near the end of a character's work, items whose taking
     would leave others' work undoable go last (see `stranding_costs_of`)."""
     items = available_items(user, study, character_ids, now, gold=gold)
-    # Diversity sets first: a set is closed to anyone who has already seen one of its
-    # answers in a pair, so late in a study nobody could take it. Then finish items
-    # before starting new ones, so complete items appear early.
-    diversity_first = Case(When(kind=ItemKind.DIVERSITY, then=0), default=1)
-    order = [diversity_first, "-judgment_count", "?"]
     if gold:
-        return Candidates(
-            list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES]), False
-        )
+        return Candidates(_best(items, CANDIDATES), False)
     progress = {c: study.progress[c] for c in character_ids if c in study.progress}
     tight = _tightly_staffed(study)
     if not study.balance_characters:
         if not _look_ahead(progress, tight, character_ids):
-            return Candidates(
-                list(items.order_by(*order).values_list("pk", flat=True)[:CANDIDATES]), False
-            )
-        ids = list(items.order_by(*order).values_list("pk", flat=True)[:LOOKAHEAD_CANDIDATES])
+            return Candidates(_best(items, CANDIDATES), False)
+        ids = _best(items, LOOKAHEAD_CANDIDATES)
         free, unweighed, stranding = _weighed(user, study, ids, now)
         return Candidates(free + unweighed + stranding, True)
     # One character at a time: sorting one character's items is cheap, sorting a whole
@@ -73,12 +63,11 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
     stranding: list[int] = []
     looked_ahead = False
     for character_id in _characters_by_need(study, progress):
-        by_character = items.filter(character_id=character_id).order_by(*order)
         if not _look_ahead(progress, tight, [character_id]):
-            found += by_character.values_list("pk", flat=True)[: CANDIDATES - len(found)]
+            found += _best(items, CANDIDATES - len(found), character_id=character_id)
         else:
             looked_ahead = True
-            ids = list(by_character.values_list("pk", flat=True)[:LOOKAHEAD_CANDIDATES])
+            ids = _best(items, LOOKAHEAD_CANDIDATES, character_id=character_id)
             free, not_weighed, costly = _weighed(user, study, ids, now)
             found += free
             unweighed += not_weighed
@@ -87,6 +76,28 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
         if len(found) >= CANDIDATES or (looked_ahead and len(found) >= LOOKAHEAD_ALTERNATIVES):
             break
     return Candidates(found + unweighed + stranding, looked_ahead)
+
+
+def _best(items: Available, limit: int, *, character_id: int | None = None) -> list[int]:
+    """The first `limit` of `items` (of one character, when given) in the policy's order:
+    diversity sets first (a set is closed to anyone who has already seen one of its
+    answers in a pair, so late in a study nobody could take it), then items closest to
+    complete (so complete items appear early), then at random."""
+    by_character = " AND i.character_id = %s" if character_id is not None else ""
+    return [
+        item_id
+        for (item_id,) in sql.rows(
+            f"SELECT i.id FROM annotation_item i WHERE {items.where}{by_character}"
+            " ORDER BY CASE WHEN i.kind = %s THEN 0 ELSE 1 END, i.judgment_count DESC,"
+            " RANDOM() LIMIT %s",
+            [
+                *items.params,
+                *([character_id] if character_id is not None else []),
+                ItemKind.DIVERSITY.value,
+                limit,
+            ],
+        )
+    ]
 
 
 def _characters_by_need(study: Study, progress: dict[int, tuple[int, int]]) -> list[int]:

@@ -36,7 +36,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from ..models import ItemKind, Study
-from ..selectors.annotating import item_blocks_load
+from ..selectors.annotating import item_blocks
 from ..selectors.eligibility import SideHistory, gold_due, side_history, studies_with_room
 from ..selectors.ordering import candidate_items
 
@@ -130,8 +130,10 @@ class Worklist:
 
     def _learn(self, item_ids: list[int]) -> None:
         """Read what these candidates show, and which are diversity sets (of which
-        character), for `taken`. Their blocks are then kept for the leases that follow."""
-        for item_id, (block, item) in item_blocks_load(item_ids).items():
+        character), for `taken`: from the process's copies where it has them (most
+        candidates were someone else's candidates a moment ago), the rest read and then kept
+        for the leases that follow."""
+        for item_id, (block, item) in item_blocks(item_ids).items():
             self.answers[item_id] = frozenset(block.exposed_answer_ids)
             if item.kind == ItemKind.DIVERSITY:
                 self.diversity_sets[item_id] = item.character_id
