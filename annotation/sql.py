@@ -75,3 +75,30 @@ def instance[M: Model](model: type[M], values) -> M:
             value = converter(value, column, connection)
         converted.append(value)
     return model.from_db(connection.alias, [field.attname for field in fields], converted)
+
+
+def insert(*objs: Model) -> None:
+    """Write these new instances of one model in one written INSERT and set their primary
+    keys, as `bulk_create` does, without building the statement through the ORM. Each
+    value goes through its field's `pre_save` and `get_db_prep_save`, as in the ORM's own
+    insert (defaults already set, moments of `auto_now_add`, JSON, the database's form
+    of a moment)."""
+    model = type(objs[0])
+    meta = model._meta
+    fields = [field for field in meta.concrete_fields if field is not meta.pk]
+    quote = connection.ops.quote_name
+    one_row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    keys = rows(
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
+        f" VALUES {', '.join([one_row] * len(objs))} RETURNING {quote(meta.pk.column)}",
+        [
+            field.get_db_prep_save(field.pre_save(obj, True), connection)
+            for obj in objs
+            for field in fields
+        ],
+    )
+    # The rows come back in the order given, which `bulk_create` relies on too.
+    for obj, (key,) in zip(objs, keys, strict=True):
+        obj.pk = key
+        obj._state.adding = False
+        obj._state.db = connection.alias

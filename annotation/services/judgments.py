@@ -139,7 +139,7 @@ def _judgment_submit(
                 )
             guess = position_answer.get(submission.human_guess)
 
-    judgment = Judgment.objects.create(
+    judgment = Judgment(
         item=item,
         annotator=user,
         assignment=assignment,
@@ -152,6 +152,7 @@ def _judgment_submit(
         comment=plain_text(submission.comment, 2000),
         simulated=simulated,
     )
+    sql.insert(judgment)  # written out: on every judgment (see `annotation.sql`)
     metric_ids = {m.slug: m.pk for m in metrics}
     ratings = {
         (None if position == "set" else position_answer[position], metric_ids[slug]): value

@@ -101,7 +101,7 @@ def _lease(
         return None
     if left is not None:
         sides.record(left, right, order[0])
-    return Assignment.objects.create(
+    lease = Assignment(
         item=item,
         annotator=user,
         display_order=order,
@@ -110,6 +110,8 @@ def _lease(
         left_source_id=left,
         right_source_id=right,
     )
+    sql.insert(lease)  # written out: on every lease (see `annotation.sql`)
+    return lease
 
 
 def _lock_skipping() -> str:

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from .. import sql
 from ..models import (
     AuditAction,
     FlagKind,
@@ -85,8 +86,8 @@ def judgment_checks(*, judgment: Judgment, ratings: dict | None = None) -> list[
             )
         )
     if flags:
-        # One insert for all of them.
-        flags = QualityFlag.objects.bulk_create(flags)
+        # One written insert for all of them (see `annotation.sql`).
+        sql.insert(*flags)
         pause_if_flagged(annotator=judgment.annotator, study=study)
     return flags
 

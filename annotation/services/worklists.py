@@ -147,11 +147,16 @@ def _annotator_generation_key(user_id: int) -> str:
     return f"{GENERATION_KEY}:{user_id}"
 
 
-def _generation(user) -> tuple[int, int]:
-    """The counters that staff changes move on (everyone's, this annotator's)."""
-    mine = _annotator_generation_key(user.pk)
-    found = cache.get_many([GENERATION_KEY, mine])
-    return found.get(GENERATION_KEY, 0), found.get(mine, 0)
+def _generation(user, found: dict | None = None) -> tuple[int, int]:
+    """The counters that staff changes move on (everyone's, this annotator's), from
+    `found` when the caller already read them (`worklist_of`)."""
+    if found is None:
+        found = cache.get_many(_generation_keys(user))
+    return found.get(GENERATION_KEY, 0), found.get(_annotator_generation_key(user.pk), 0)
+
+
+def _generation_keys(user) -> list[str]:
+    return [GENERATION_KEY, _annotator_generation_key(user.pk)]
 
 
 def _day(now) -> str:
@@ -159,23 +164,31 @@ def _day(now) -> str:
 
 
 def worklist_of(user, now, only_study: Study | None = None) -> Worklist:
-    """The annotator's kept plan if it is still good, else a new one."""
-    kept = cache.get(_key(user, only_study))
+    """The annotator's kept plan if it is still good, else a new one. The plan and the
+    counters it must match are read in one round trip to the cache."""
+    key = _key(user, only_study)
+    found = cache.get_many([key, *_generation_keys(user)])
+    kept, generation = found.get(key), _generation(user, found)
     if (
         isinstance(kept, Worklist)
-        and kept.generation == _generation(user)
+        and kept.generation == generation
         and kept.day == _day(now)
         and time.time() - kept.planned_at < PLAN_SECONDS
     ):
         kept.from_cache = True
         return kept
-    return worklist_plan(user, now, only_study)
+    return worklist_plan(user, now, only_study, generation=generation)
 
 
-def worklist_plan(user, now, only_study: Study | None = None) -> Worklist:
+def worklist_plan(
+    user, now, only_study: Study | None = None, *, generation: tuple[int, int] | None = None
+) -> Worklist:
     """Plan afresh: the studies with room, and in each the candidates the policy ranks
-    first (gold ones are planned when first due, `Worklist.gold_candidates`)."""
-    generation = _generation(user)
+    first (gold ones are planned when first due, `Worklist.gold_candidates`).
+    `generation`: the counters as the caller read them just before, or None to read
+    them; read before anything the plan reads, so a change made meanwhile makes it stale."""
+    if generation is None:
+        generation = _generation(user)
     studies, keep = [], True
     for study in studies_with_room(user, now, only_study):
         regular = candidate_items(user, study, study.character_ids, now, gold=False)

@@ -23,6 +23,29 @@ SCALES_KEPT = 64
 _rendered_scales: dict[tuple, str] = {}
 
 
+# The wording of each list of metrics the selectors handed out, per language, with the
+# list itself: held, its id cannot be reused by another list while it is here.
+_wordings: dict[tuple[int, str], tuple[list, tuple]] = {}
+
+
+def _wording(metrics: list) -> tuple:
+    """The metrics' wording as this language shows it, part of the scales' key: an edit
+    in the admin makes a new key. Worked out once per list of metrics and language: the
+    selectors keep one list for a minute (`selectors.metrics_for`) and a fresh one after
+    an edit, and working it out on every page cost more than rendering what changes."""
+    language = get_language()
+    found = _wordings.get((id(metrics), language))
+    if found is None or found[0] is not metrics:
+        if len(_wordings) >= SCALES_KEPT:
+            _wordings.clear()
+        wording = tuple(
+            (metric.slug, metric.label, metric.definition, tuple(metric.anchor_list()))
+            for metric in metrics
+        )
+        found = _wordings[(id(metrics), language)] = (metrics, wording)
+    return found[1]
+
+
 @register.simple_tag
 def rating_scales(item, posted):
     """The rating scales of `item` (`selectors.ShownItem`): every metric with its
@@ -38,11 +61,7 @@ def rating_scales(item, posted):
         get_language(),
         item.kind,
         tuple((answer.position, answer.letter) for answer in item.answers),
-        # The wording as this language shows it: an edit in the admin makes a new key.
-        tuple(
-            (metric.slug, metric.label, metric.definition, tuple(metric.anchor_list()))
-            for metric in item.metrics
-        ),
+        _wording(item.metrics),
     )
     rendered = _rendered_scales.get(key)
     if rendered is None:
