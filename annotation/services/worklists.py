@@ -132,7 +132,11 @@ class Worklist:
         """Read what these candidates show, and which are diversity sets (of which
         character), for `taken`: from the process's copies where it has them (most
         candidates were someone else's candidates a moment ago), the rest read and then kept
-        for the leases that follow."""
+        for the leases that follow. Only for a plan that is kept: one made for a single
+        request (the look-ahead's) gives one lease and is gone, and reading its hundred
+        candidates would cost more than the rest of the request."""
+        if not self.keep:
+            return
         for item_id, (block, item) in item_blocks(item_ids).items():
             self.answers[item_id] = frozenset(block.exposed_answer_ids)
             if item.kind == ItemKind.DIVERSITY:
