@@ -90,14 +90,33 @@ def coverable_judgments(
 def _max_matching(open_slots, exposures, takers):
     """(judgments given, holders per item, items held per taker, eligible items per taker)
     of one maximum matching."""
+    open_items = [item for item, slots in open_slots.items() if slots > 0]
+    # `Taker.can_take` written out: this runs for every taker and item of every group the
+    # look-ahead weighs, and most takers have seen none of the group's answers.
     eligible = [
-        [item for item, slots in open_slots.items() if slots > 0 and t.can_take(exposures[item])]
+        (
+            [item for item in open_items if not t.seen or t.seen.isdisjoint(exposures[item])]
+            if t.capacity > 0
+            else []
+        )
         for t in takers
     ]
     holders: dict[int, list[int]] = {item: [] for item in open_slots}
     held: list[set[int]] = [set() for _ in takers]
 
     def augment(taker: int, visited: set[int]) -> bool:
+        # A free slot within reach is taken before any holder is asked to move: the
+        # search then only goes deep when every item the taker may take is full.
+        for item in eligible[taker]:
+            if (
+                item not in visited
+                and item not in held[taker]
+                and len(holders[item]) < open_slots[item]
+            ):
+                visited.add(item)
+                holders[item].append(taker)
+                held[taker].add(item)
+                return True
         for item in eligible[taker]:
             if item in visited or item in held[taker]:
                 continue
@@ -118,10 +137,22 @@ def _max_matching(open_slots, exposures, takers):
         return False
 
     given = 0
+    wanted = sum(slots for item, slots in open_slots.items() if slots > 0)
+    # Items that a failed search reached lead to no free slot; they stay dead ends until
+    # a search succeeds and changes the matching, so failed searches share them (Kuhn's
+    # algorithm with its visited marks kept between failures). With crowds larger than
+    # the open slots, most searches fail, and each used to walk the whole graph again.
+    dead_ends: set[int] = set()
     for taker, t in enumerate(takers):
         for _ in range(min(t.capacity, len(eligible[taker]))):
-            if not augment(taker, set()):
+            if given == wanted:
+                # Every open judgment has a holder: nobody can add one.
+                return given, holders, held, eligible
+            visited = set(dead_ends)
+            if not augment(taker, visited):
+                dead_ends = visited
                 break
+            dead_ends = set()
             given += 1
     return given, holders, held, eligible
 

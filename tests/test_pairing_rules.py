@@ -395,3 +395,75 @@ def test_one_matching_per_group_gives_the_same_costs_as_matching_each_choice(slo
         )
         for item in takeable
     }
+
+
+def max_flow_coverable(open_slots, exposures, takers):
+    """The same figure as `coverable_judgments`, by a plain maximum flow (source ->
+    taker with its capacity -> item it may take, once -> sink with the item's open
+    slots), shortest augmenting paths first: slower, and sharing none of its code."""
+    items = [i for i in open_slots if open_slots[i] > 0]
+    source, sink = "source", "sink"
+    capacity: dict[tuple, int] = {}
+    for n, t in enumerate(takers):
+        capacity[(source, ("t", n))] = max(0, t.capacity)
+        for item in items:
+            if t.seen.isdisjoint(exposures[item]):
+                capacity[(("t", n), ("i", item))] = 1
+    for item in items:
+        capacity[(("i", item), sink)] = open_slots[item]
+    neighbours: dict = {}
+    for a, b in list(capacity):
+        neighbours.setdefault(a, set()).add(b)
+        neighbours.setdefault(b, set()).add(a)
+        capacity.setdefault((b, a), 0)
+    flow = 0
+    while True:
+        parent = {source: None}
+        queue = [source]
+        while queue and sink not in parent:
+            node = queue.pop(0)
+            for other in neighbours.get(node, ()):
+                if other not in parent and capacity[(node, other)] > 0:
+                    parent[other] = node
+                    queue.append(other)
+        if sink not in parent:
+            return flow
+        node = sink
+        while parent[node] is not None:
+            capacity[(parent[node], node)] -= 1
+            capacity[(node, parent[node])] += 1
+            node = parent[node]
+        flow += 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=3),
+            st.frozensets(st.integers(min_value=0, max_value=5), min_size=1, max_size=2),
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+    st.lists(st.frozensets(st.integers(min_value=0, max_value=5), max_size=2), max_size=40),
+    st.frozensets(st.integers(min_value=0, max_value=5), max_size=2),
+)
+def test_the_matching_holds_for_crowds_larger_than_the_open_judgments(items, seen, mine):
+    """Many more annotators than open judgments, as with a fully staffed study: most
+    searches for a place fail, and the matching shares what failed searches found. The
+    figure equals a plain maximum flow's, and an item strands nothing exactly when taking
+    it leaves the others' best figure as it was, or the annotator adds nothing anyway."""
+    open_slots = {item: n for item, (n, _shown) in enumerate(items, start=1)}
+    exposures = {item: shown for item, (_n, shown) in enumerate(items, start=1)}
+    others = [Taker(capacity=1, seen=s) for s in seen]
+    me = Taker(capacity=1, seen=mine)
+
+    best = max_flow_coverable(open_slots, exposures, others)
+    assert coverable_judgments(open_slots, exposures, others) == best
+    takeable = [i for i in open_slots if open_slots[i] > 0 and me.can_take(exposures[i])]
+    group = ItemGroup(open_slots=open_slots, exposures=exposures, me=me, others=others)
+    adds_one = max_flow_coverable(open_slots, exposures, [*others, me]) > best
+    for item, cost in stranding_costs(takeable, dict.fromkeys(takeable, group)).items():
+        without = max_flow_coverable({**open_slots, item: open_slots[item] - 1}, exposures, others)
+        assert (cost == 0) == (not adds_one or without == best), item
