@@ -3,12 +3,9 @@ give if this annotator took a candidate now."""
 
 from collections import Counter
 
+from .. import sql
 from ..models import (
-    AnswerExposure,
-    Assignment,
     AssignmentState,
-    Item,
-    ItemExposure,
     ItemKind,
     Judgment,
     Study,
@@ -26,36 +23,43 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
     """Per candidate pair: how many of its scenario's open judgments nobody could give if
     this annotator took it now (`pairing.stranding_costs`). The scenario's items, who
     else may rate them and what they have seen are read here, in a handful of queries:
-    this runs only near the end of a character's work, where a wrong choice costs a
-    judgment nobody can make up."""
+    this runs near the end of a character's work and for characters staffed with about
+    the annotators they need, where a wrong choice costs a judgment nobody can make up."""
+    if not candidate_ids:
+        return {}
+    # The scenario's reads are written out (see `annotation.sql`): with a study staffed by
+    # about the annotators it needs, they run on every request. Rows are selected by
+    # their groups' characters and scenarios rather than by lists of item ids (hundreds,
+    # each prepared and sent); that crosses the characters with the scenarios, so rows
+    # of other groups are left out here.
     group_of = {
         pk: (character_id, scenario_id)
-        for pk, character_id, scenario_id in Item.objects.filter(
-            pk__in=candidate_ids, kind=ItemKind.PAIR
-        ).values_list("pk", "character_id", "scenario_id")
+        for pk, character_id, scenario_id in sql.rows(
+            "SELECT id, character_id, scenario_id FROM annotation_item"
+            f" WHERE id IN ({', '.join(['%s'] * len(candidate_ids))}) AND kind = %s",
+            [*candidate_ids, ItemKind.PAIR.value],
+        )
     }
     if not group_of:
         return {}
     wanted_groups = set(group_of.values())
     characters = {c for c, _s in wanted_groups}
-    group_items = Item.objects.filter(
-        study=study,
-        kind=ItemKind.PAIR,
-        is_gold=False,
-        character_id__in=characters,
-        scenario_id__in={s for _c, s in wanted_groups},
+    scenarios = {s for _c, s in wanted_groups}
+    in_groups = (
+        "i.study_id = %s AND i.kind = %s AND i.is_gold = %s"
+        f" AND i.character_id IN ({', '.join(['%s'] * len(characters))})"
+        f" AND i.scenario_id IN ({', '.join(['%s'] * len(scenarios))})"
     )
+    in_groups_params = [study.pk, ItemKind.PAIR.value, False, *characters, *scenarios]
     exposures: dict[int, set[int]] = {}
     judged: dict[int, int] = {}
     items_of: dict[tuple[int, int], list[int]] = {}
-    for (
-        item_id,
-        character_id,
-        scenario_id,
-        judgment_count,
-        answer_id,
-    ) in ItemExposure.objects.filter(item__in=group_items).values_list(
-        "item_id", "item__character_id", "item__scenario_id", "item__judgment_count", "answer_id"
+    group_of_item: dict[int, tuple[int, int]] = {}
+    for item_id, character_id, scenario_id, judgment_count, answer_id in sql.rows(
+        "SELECT i.id, i.character_id, i.scenario_id, i.judgment_count, e.answer_id"
+        " FROM annotation_item i JOIN annotation_itemexposure e ON e.item_id = i.id"
+        f" WHERE {in_groups}",
+        in_groups_params,
     ):
         group = (character_id, scenario_id)
         if group not in wanted_groups:
@@ -63,25 +67,34 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
         if item_id not in exposures:
             exposures[item_id] = set()
             judged[item_id] = judgment_count
+            group_of_item[item_id] = group
             items_of.setdefault(group, []).append(item_id)
         exposures[item_id].add(answer_id)
-    leased = Counter(
-        Assignment.objects.filter(
-            item_id__in=list(exposures), state=AssignmentState.ACTIVE, expires_at__gt=now
-        ).values_list("item_id", flat=True)
-    )
-    # Everyone who has had one of these items, and everyone who has seen their answers.
-    taken = Counter(
-        ((annotator_id, (character_id, scenario_id)))
-        for annotator_id, character_id, scenario_id in Assignment.objects.filter(
-            item_id__in=list(exposures)
-        ).values_list("annotator_id", "item__character_id", "item__scenario_id")
-    )
+    # The live leases of these items; everyone who has had one of them, and everyone who
+    # has seen their answers.
+    leased: Counter[int] = Counter()
+    taken: Counter[tuple[int, tuple[int, int]]] = Counter()
+    for item_id, annotator_id, live in sql.rows(
+        "SELECT a.item_id, a.annotator_id,"
+        " CASE WHEN a.state = %s AND a.expires_at > %s THEN 1 ELSE 0 END"
+        f" FROM annotation_assignment a JOIN annotation_item i ON i.id = a.item_id"
+        f" WHERE {in_groups}",
+        [AssignmentState.ACTIVE.value, sql.db_moment(now), *in_groups_params],
+    ):
+        if item_id in group_of_item:
+            leased[item_id] += live
+            taken[(annotator_id, group_of_item[item_id])] += 1
+    group_answers = {a for answers in exposures.values() for a in answers}
     seen: dict[int, set[int]] = {}
-    for annotator_id, answer_id in AnswerExposure.objects.filter(
-        study=study, answer_id__in={a for answers in exposures.values() for a in answers}
-    ).values_list("annotator_id", "answer_id"):
-        seen.setdefault(annotator_id, set()).add(answer_id)
+    for annotator_id, answer_id in sql.rows(
+        "SELECT x.annotator_id, x.answer_id FROM annotation_answerexposure x"
+        " WHERE x.study_id = %s AND x.answer_id IN (SELECT e.answer_id"
+        f" FROM annotation_itemexposure e JOIN annotation_item i ON i.id = e.item_id"
+        f" WHERE {in_groups})",
+        [study.pk, *in_groups_params],
+    ):
+        if answer_id in group_answers:
+            seen.setdefault(annotator_id, set()).add(answer_id)
     raters: dict[int, list[int]] = {}
     for annotator_id, character_id in study_raters(study, characters).values_list(
         "profile__user_id", "character_id"
