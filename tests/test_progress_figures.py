@@ -56,9 +56,12 @@ def test_a_break_is_due_by_the_rule_of_the_study_last_rated(alice, study):
     assert selectors.progress_of(alice).break_due
 
 
-def test_a_long_sitting_is_read_from_the_stored_moments(alice, study):
+def test_a_long_sitting_is_read_from_the_stored_moments(alice, study, monkeypatch):
+    # At midday: run just after midnight, the sitting's first judgments would be
+    # yesterday's, which the break rule rightly leaves out.
+    now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    monkeypatch.setattr(timezone, "now", lambda: now)
     first, second = rate(alice, 2)
-    now = timezone.now()
     # Rated 50 and 5 minutes ago: two sittings, the last one short.
     Judgment.objects.filter(pk=first.pk).update(submitted_at=now - timedelta(minutes=50))
     Judgment.objects.filter(pk=second.pk).update(submitted_at=now - timedelta(minutes=5))
