@@ -86,16 +86,13 @@ def item_shown(item_id: int) -> tuple[ItemBlock, Item] | None:
 
 
 def _kept(item_id: int) -> tuple[ItemBlock, Item] | None:
-    cached = _item_blocks.get(item_id)
-    if cached is not None and time.monotonic() - cached[0] < ITEM_BLOCK_SECONDS:
-        return cached[1], cached[2]
-    return item_blocks_load([item_id]).get(item_id)
+    return item_blocks([item_id]).get(item_id)
 
 
 def item_blocks(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
-    """The blocks of these items with their rows: the process's copies where it has them,
-    the others read in one query (`item_blocks_load`). Shared, like `_kept`'s: not to be
-    changed."""
+    """The blocks of these items with their rows: the process's copies where they are
+    fresh, the others read in one query (`item_blocks_load`). Shared by every request of
+    the process: not to be changed."""
     found: dict[int, tuple[ItemBlock, Item]] = {}
     missing = []
     for item_id in item_ids:
