@@ -99,6 +99,40 @@ def insert(*objs: Model) -> None:
     )
     # The rows come back in the order given, which `bulk_create` relies on too.
     for obj, (key,) in zip(objs, keys, strict=True):
-        obj.pk = key
-        obj._state.adding = False
-        obj._state.db = connection.alias
+        saved(obj, key)
+
+
+def saved(obj: Model, pk) -> None:
+    """Mark a new instance written by a written statement as saved, with its key."""
+    obj.pk = pk
+    obj._state.adding = False
+    obj._state.db = connection.alias
+
+
+def insert_from(source: str, objs, *, taken: dict[str, str] | None = None) -> tuple[str, list]:
+    """A written `INSERT … SELECT` of these new instances of one model, one row per
+    instance for each row of `source` (a table or a PostgreSQL `WITH` query) and none if
+    it has none; `taken` names the columns whose value is an expression over `source`
+    (`{"judgment_id": "judgment.id"}`), every other value is the instance's own, prepared
+    as in `insert`. Used inside a statement with data-modifying `WITH` queries, where a
+    row must be written only if another was, in the same statement. Each value is cast to
+    its column's type: in `VALUES` and a `SELECT` list PostgreSQL cannot infer it from
+    the column being written, and a column of NULLs would read as text."""
+    taken = taken or {}
+    model = type(objs[0])
+    meta = model._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.pk and f.column not in taken]
+    quote = connection.ops.quote_name
+    one_row = "(" + ", ".join(f"CAST(%s AS {f.db_type(connection)})" for f in fields) + ")"
+    named = ", ".join(f"v{n}" for n in range(len(fields)))
+    columns = [*taken, *(f.column for f in fields)]
+    return (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(c) for c in columns)})"
+        f" SELECT {', '.join([*taken.values(), named])}"
+        f" FROM {source}, (VALUES {', '.join([one_row] * len(objs))}) AS given ({named})",
+        [
+            field.get_db_prep_save(field.pre_save(obj, True), connection)
+            for obj in objs
+            for field in fields
+        ],
+    )

@@ -93,14 +93,6 @@ def _lease(
         order = sorted(block.slots)
         random.shuffle(order)
         left = right = None
-    # The exposures are recorded first: a concurrent lease of the same answers by the same
-    # annotator (another tab) then finds them taken and gets nothing, instead of showing
-    # an answer twice. Once they are recorded, the lease itself cannot conflict: its
-    # (item, annotator) pair exposes those same answers.
-    if not _expose(user, study, block.exposed_answer_ids):
-        return None
-    if left is not None:
-        sides.record(left, right, order[0])
     lease = Assignment(
         item=item,
         annotator=user,
@@ -110,7 +102,10 @@ def _lease(
         left_source_id=left,
         right_source_id=right,
     )
-    sql.insert(lease)  # written out: on every lease (see `annotation.sql`)
+    if not _expose_and_lease(user, study, block.exposed_answer_ids, lease):
+        return None
+    if left is not None:
+        sides.record(left, right, order[0])
     return lease
 
 
@@ -122,28 +117,46 @@ def _lock_skipping() -> str:
     return ""
 
 
-def _expose(user, study: Study, answer_ids) -> bool:
-    """Record that this annotator has now seen these answers in the study; False, with
-    nothing recorded, if they had already seen one of them. One INSERT ... ON CONFLICT DO
-    NOTHING rather than a savepoint around an insert that may fail: the unique constraint
-    still decides (a concurrent insert of the same row waits for its transaction), and the
-    rows it returns say whether every answer was new."""
+def _expose_and_lease(user, study: Study, answer_ids, lease: Assignment) -> bool:
+    """Record that this annotator has now seen these answers in the study, and write the
+    lease; False, with nothing written, if they had already seen one of them.
+
+    The exposures are recorded first: a concurrent lease of the same answers by the same
+    annotator (another tab) then finds them taken and gets nothing, instead of showing an
+    answer twice. Once they are recorded, the lease itself cannot conflict: its (item,
+    annotator) pair exposes those same answers. One INSERT ... ON CONFLICT DO NOTHING
+    rather than a savepoint around an insert that may fail: the unique constraint still
+    decides (a concurrent insert of the same row waits for its transaction), and the rows
+    it returns say whether every answer was new. On PostgreSQL the lease is written in
+    the same statement, if every answer was: one round trip less on every lease."""
     answer_ids = list(answer_ids)
     if not answer_ids:
+        sql.insert(lease)
         return True
-    values = ", ".join(["(%s, %s, %s)"] * len(answer_ids))
+    exposed = (
+        "INSERT INTO annotation_answerexposure (annotator_id, study_id, answer_id)"
+        f" VALUES {', '.join(['(%s, %s, %s)'] * len(answer_ids))}"
+        " ON CONFLICT DO NOTHING RETURNING id"
+    )
     params = [value for answer_id in answer_ids for value in (user.pk, study.pk, answer_id)]
-    recorded = [
-        row[0]
-        for row in sql.rows(
-            "INSERT INTO annotation_answerexposure (annotator_id, study_id, answer_id)"
-            f" VALUES {values} ON CONFLICT DO NOTHING RETURNING id",
-            params,
+    if connection.vendor == "postgresql":
+        every_answer_new = f"(SELECT 1 FROM exposed HAVING COUNT(*) = {len(answer_ids)}) AS new"
+        leased, leased_params = sql.insert_from(every_answer_new, [lease])
+        lease_id, recorded = sql.one_row(
+            f"WITH exposed AS ({exposed}), leased AS ({leased} RETURNING id)"
+            " SELECT (SELECT id FROM leased), ARRAY(SELECT id FROM exposed)",
+            [*params, *leased_params],
         )
-    ]
+    else:
+        recorded = [row[0] for row in sql.rows(exposed, params)]
+        lease_id = None
     if len(recorded) < len(answer_ids):
         AnswerExposure.objects.filter(pk__in=recorded).delete()
         return False
+    if lease_id is None:
+        sql.insert(lease)  # written out: on every lease (see `annotation.sql`)
+    else:
+        sql.saved(lease, lease_id)
     return True
 
 

@@ -69,6 +69,20 @@ def judgment_checks(*, judgment: Judgment, ratings: dict | None = None) -> list[
         GoldCheck.objects.create(judgment=judgment, passed=not failures, failures=failures)
         if failures:
             flags.append(_flag(judgment, FlagKind.FAILED_CHECK, {"ratings": len(failures)}))
+    flags += judgment_flags(judgment, ratings)
+    if flags:
+        # One written insert for all of them (see `annotation.sql`).
+        sql.insert(*flags)
+        pause_if_flagged(annotator=judgment.annotator, study=study)
+    return flags
+
+
+def judgment_flags(judgment: Judgment, ratings: dict) -> list[QualityFlag]:
+    """The flags a judgment raises by itself, unsaved: straight-lining and too little
+    time on the item. Worked out before the judgment is written, so that a submission can
+    write them in the same statement (`judgments._record_in_one_statement`)."""
+    item, study = judgment.item, judgment.item.study
+    flags = []
     if (
         study.flag_straight_lining
         and item.kind == "pair"
@@ -85,10 +99,6 @@ def judgment_checks(*, judgment: Judgment, ratings: dict | None = None) -> list[
                 {"seconds": judgment.seconds_on_task, "minimum": study.min_seconds_per_item},
             )
         )
-    if flags:
-        # One written insert for all of them (see `annotation.sql`).
-        sql.insert(*flags)
-        pause_if_flagged(annotator=judgment.annotator, study=study)
     return flags
 
 
