@@ -17,7 +17,9 @@ def database_gone(monkeypatch):
     def unreachable(*args, **kwargs):
         raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
 
-    monkeypatch.setattr(annotate, "_own_assignment", unreachable)
+    # The first read of the rating page and the submission: the lease, with the
+    # annotator's standing.
+    monkeypatch.setattr(annotate.selectors, "lease_at_work", unreachable)
 
 
 def test_a_plain_submission_gets_a_full_503_page(client, alice, database_gone):
@@ -65,7 +67,7 @@ def test_other_errors_are_not_disguised_as_an_outage(client, alice, monkeypatch)
     def broken(*args, **kwargs):
         raise ValueError("a bug")
 
-    monkeypatch.setattr(annotate, "_own_assignment", broken)
+    monkeypatch.setattr(annotate.selectors, "lease_at_work", broken)
     lease = lease_pair(alice)
     client.force_login(alice)
 

@@ -7,17 +7,23 @@ from django.contrib.admin.sites import AdminSite
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import RequestFactory
+from django.utils import timezone
 
-from annotation import services
+from annotation import services, sql
 from annotation.admin import QualificationAdmin
 from annotation.models import (
     AnnotatorProfile,
+    Judgment,
+    ProfileStatus,
     Qualification,
     QualificationStatus,
     Study,
 )
 from annotation.selectors import Step, annotator_step
-from tests.factories import UserFactory
+from annotation.selectors.screening import ready_condition
+from dialogues.models import Character
+from tests.factories import UserFactory, lease_pair
+from tests.helpers import complete_form
 
 pytestmark = pytest.mark.django_db
 
@@ -200,3 +206,42 @@ def test_the_demo_annotators_can_rate_at_once(demo_dataset):
     assert lease is not None and lease.item.study.slug == "demo-study"
     simulated = Study.objects.get(slug="demo-results-simulated")
     assert simulated.status == "closed" and simulated.results.judgments > 0
+
+
+@pytest.mark.parametrize("consented", [False, True])
+@pytest.mark.parametrize("profile_status", [s.value for s in ProfileStatus])
+@pytest.mark.parametrize(
+    "qualifications",
+    [(), ("claimed",), ("approved",), ("rejected", "approved"), ("passed", "failed")],
+)
+def test_the_written_readiness_agrees_with_the_step(
+    consented, profile_status, qualifications, luffy
+):
+    """The rating page asks whether an annotator may rate inside its read of the lease
+    (`ready_condition`); it must say yes exactly when `annotator_step` says READY."""
+    person = UserFactory(email="someone@example.com")
+    profile = AnnotatorProfile.objects.create(
+        user=person,
+        status=profile_status,
+        consented_at=timezone.now() if consented else None,
+    )
+    characters = [luffy, Character.objects.exclude(pk=luffy.pk).first()]
+    for character, status in zip(characters, qualifications, strict=False):
+        Qualification.objects.create(profile=profile, character=character, status=status)
+    condition, params = ready_condition("%s")
+
+    (ready,) = sql.one_row(f"SELECT {condition}", [person.pk, *params])
+
+    assert bool(ready) == (annotator_step(person) == Step.READY)
+
+
+def test_an_annotator_suspended_while_holding_a_lease_is_sent_to_screening(client, alice):
+    lease = lease_pair(alice)
+    AnnotatorProfile.objects.filter(user=alice).update(status="suspended")
+    client.force_login(alice)
+
+    page = client.get(f"/annotate/{lease.token}/")
+    submission = client.post(f"/annotate/{lease.token}/", complete_form())
+
+    assert page["Location"] == submission["Location"] == "/screening/"
+    assert not Judgment.objects.exists()

@@ -6,6 +6,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import NamedTuple
 
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
@@ -24,6 +25,7 @@ from ..models import (
     WorkerHeartbeat,
 )
 from ..pairing import POSITIONS
+from .screening import ready_condition
 
 logger = logging.getLogger(__name__)
 
@@ -149,33 +151,47 @@ def _block_of(item, exposures) -> ItemBlock:
     )
 
 
+class LeaseAtWork(NamedTuple):
+    assignment: Assignment | None
+    # Whether the annotator may rate now (`screening.annotator_step` is READY); None when
+    # there is no such lease, and so nothing was read.
+    ready: bool | None
+
+
 def own_lease(user, token: str) -> Assignment | None:
     """This annotator's lease behind `token`, or None (another annotator's token reads as
-    none). Read on every rating page and submission, in one written statement (see
-    `annotation.sql`): the lease, its item's gold mark and count (which staff and other
-    annotators change) and its study (status, rules); the rest of the item, with its
+    none), with its item and study (see `lease_at_work`)."""
+    return lease_at_work(user, token).assignment
+
+
+def lease_at_work(user, token: str) -> LeaseAtWork:
+    """This annotator's lease behind `token` and whether they may rate now. Read on every
+    rating page and submission, in one written statement (see `annotation.sql`): the
+    lease, its item's gold mark and count (which staff and other annotators change), its
+    study (status, rules) and the annotator's standing; the rest of the item, with its
     character and scenario, is the process's copy (`item_shown`)."""
+    ready, ready_params = ready_condition("a.annotator_id")
     row = sql.first_row(
-        f"SELECT {sql.columns(Assignment, 'a')}, i.is_gold, i.judgment_count,"
+        f"SELECT {sql.columns(Assignment, 'a')}, i.is_gold, i.judgment_count, {ready},"
         f" {sql.columns(Study, 's')} FROM annotation_assignment a"
         " JOIN annotation_item i ON i.id = a.item_id"
         " JOIN annotation_study s ON s.id = i.study_id"
         " WHERE a.token = %s AND a.annotator_id = %s",
-        [token, user.pk],
+        [*ready_params, token, user.pk],
     )
     if row is None:
-        return None
+        return LeaseAtWork(None, None)
     width = len(Assignment._meta.concrete_fields)
     assignment = sql.instance(Assignment, row[:width])
-    is_gold, judgment_count = row[width], row[width + 1]
-    study = sql.instance(Study, row[width + 2 :])
+    is_gold, judgment_count, annotator_ready = row[width : width + 3]
+    study = sql.instance(Study, row[width + 3 :])
     shown = item_shown(assignment.item_id)
     # A leased item has answers: `leases._lease` serves no other.
     assert shown is not None, assignment.item_id
     item = shown[1]
     item.is_gold, item.judgment_count, item.study = bool(is_gold), judgment_count, study
     assignment.item = item
-    return assignment
+    return LeaseAtWork(assignment, bool(annotator_ready))
 
 
 def form_fields_of(assignment: Assignment) -> tuple[list[str], list[Metric]]:

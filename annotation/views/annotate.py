@@ -94,11 +94,17 @@ def _own_assignment(request: AuthenticatedRequest, token: str) -> Assignment:
 @login_required
 @require_http_methods(["GET", "POST"])
 def item(request: AuthenticatedRequest, token: str) -> HttpResponse:
-    if (detour := _not_ready(request)) is not None:
+    # The lease and whether the annotator may rate are read together: this page and
+    # the submission are the loop's every request. Only when that read cannot say they
+    # are ready is the whole step read, to send them where they must go.
+    assignment, ready = selectors.lease_at_work(request.user, token)
+    if not ready and (detour := _not_ready(request)) is not None:
         return detour
+    if assignment is None:
+        # Another annotator's token looks exactly like a token that does not exist.
+        raise Http404
     if request.method == "POST":
-        return _submit(request, token)
-    assignment = _own_assignment(request, token)
+        return _submit(request, assignment)
     if assignment.state != AssignmentState.ACTIVE:
         # Back or an old bookmark: the item is done with; go on to the current one.
         messages.info(request, _DONE_WITH[assignment.state])
@@ -140,12 +146,14 @@ def submission_from_post(
     )
 
 
-def _submit(request: AuthenticatedRequest, token: str) -> HttpResponse:
-    assignment = _own_assignment(request, token)
+def _submit(request: AuthenticatedRequest, assignment: Assignment) -> HttpResponse:
     submission, posted = submission_from_post(request.POST, assignment)
     try:
         services.judgment_submit(
-            user=request.user, token=token, submission=submission, assignment=assignment
+            user=request.user,
+            token=assignment.token,
+            submission=submission,
+            assignment=assignment,
         )
     except services.AnnotationError as refusal:
         if refusal.code == "already_submitted":
