@@ -14,6 +14,7 @@ Table and column names are Django's defaults for the models (`annotation_<model>
 PostgreSQL in CI and on SQLite in `make test-fast`.
 """
 
+import functools
 from datetime import UTC, datetime
 
 from django.db import connection
@@ -110,29 +111,39 @@ def saved(obj: Model, pk) -> None:
 
 
 def insert_from(source: str, objs, *, taken: dict[str, str] | None = None) -> tuple[str, list]:
-    """A written `INSERT … SELECT` of these new instances of one model, one row per
-    instance for each row of `source` (a table or a PostgreSQL `WITH` query) and none if
-    it has none; `taken` names the columns whose value is an expression over `source`
+    """A written `INSERT … SELECT` (PostgreSQL) of these new instances of one model, one
+    row per instance for each row of `source` (a table or a `WITH` query) and none if it
+    has none; `taken` names the columns whose value is an expression over `source`
     (`{"judgment_id": "judgment.id"}`), every other value is the instance's own, prepared
     as in `insert`. Used inside a statement with data-modifying `WITH` queries, where a
-    row must be written only if another was, in the same statement. Each value is cast to
-    its column's type: in `VALUES` and a `SELECT` list PostgreSQL cannot infer it from
-    the column being written, and a column of NULLs would read as text."""
+    row must be written only if another was, in the same statement.
+
+    The values travel as one array per column, unnested into rows: the statement's text
+    and its number of parameters are then the same for any number of rows, so it is
+    built once per process and psycopg reuses its parsing of it (it parses afresh any
+    statement of more than 50 parameters, such as a judgment's twenty ratings as one
+    parameter per value). Each array is cast to its column's type: PostgreSQL cannot
+    infer it from the column being written, and an array of NULLs would read as text."""
     taken = taken or {}
-    model = type(objs[0])
+    fields, statement = _insert_from_shape(type(objs[0]), source, tuple(taken.items()))
+    return statement, [
+        [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in objs]
+        for field in fields
+    ]
+
+
+@functools.cache
+def _insert_from_shape(model: type[Model], source: str, taken: tuple) -> tuple[list, str]:
+    """The fields `insert_from` gives values for and its statement, per model and shape."""
     meta = model._meta
-    fields = [f for f in meta.concrete_fields if f is not meta.pk and f.column not in taken]
+    taken_columns = dict(taken)
+    fields = [f for f in meta.concrete_fields if f is not meta.pk and f.column not in taken_columns]
     quote = connection.ops.quote_name
-    one_row = "(" + ", ".join(f"CAST(%s AS {f.db_type(connection)})" for f in fields) + ")"
     named = ", ".join(f"v{n}" for n in range(len(fields)))
-    columns = [*taken, *(f.column for f in fields)]
-    return (
+    arrays = ", ".join(f"CAST(%s AS {f.db_type(connection)}[])" for f in fields)
+    columns = [*taken_columns, *(f.column for f in fields)]
+    return fields, (
         f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(c) for c in columns)})"
-        f" SELECT {', '.join([*taken.values(), named])}"
-        f" FROM {source}, (VALUES {', '.join([one_row] * len(objs))}) AS given ({named})",
-        [
-            field.get_db_prep_save(field.pre_save(obj, True), connection)
-            for obj in objs
-            for field in fields
-        ],
+        f" SELECT {', '.join([*taken_columns.values(), named])}"
+        f" FROM {source}, unnest({arrays}) AS given ({named})"
     )

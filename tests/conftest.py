@@ -18,14 +18,18 @@ def _english_by_default(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Log-in throttling counts failures in the cache, and metric rows are recreated with
-    new ids after a transactional test: no test inherits another's."""
+    """Log-in throttling counts failures in the cache, metric rows are recreated with new
+    ids after a transactional test, and a debounced task queued by one test would absorb
+    another's: no test inherits another's."""
     from django.core.cache import cache
 
+    from annotation.enqueue import queued_here_forget
     from annotation.selectors import metrics_cache_clear
 
     cache.clear()
     metrics_cache_clear()
+    queued_here_forget()
     yield
     cache.clear()
     metrics_cache_clear()
+    queued_here_forget()

@@ -127,3 +127,79 @@ def test_refreshes_of_a_study_whose_recompute_is_slow_are_spaced_by_twice_its_du
         refreshes.study_results_refresh_later(study_id=study.pk)
 
     assert asked == [RESULTS_REFRESH_DEBOUNCE_SECONDS, refreshes.RESULTS_REFRESH_SPACING * 4.5]
+
+
+class CacheAsked:
+    """Counts the cache's debounce marks asked for, answering as Redis would."""
+
+    def __init__(self, monkeypatch, *, already_queued=False):
+        self.calls = 0
+        self.already_queued = already_queued
+        monkeypatch.setattr(cache, "add", self.add)
+
+    def add(self, key, value, timeout=None, version=None):
+        self.calls += 1
+        return not self.already_queued
+
+
+def test_requests_soon_after_a_task_this_process_queued_do_not_ask_the_cache(
+    sent, settings, monkeypatch
+):
+    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    asked = CacheAsked(monkeypatch)
+    clock = [1000.0]
+    monkeypatch.setattr(enqueue.time, "monotonic", lambda: clock[0])
+
+    assert enqueue.send(TASK, 7, debounce_seconds=2)
+    clock[0] += 0.9  # within half the delay: the queued task starts after this request
+    assert enqueue.send(TASK, 7, debounce_seconds=2)
+    assert enqueue.queued_here(TASK, 7) and not enqueue.queued_here(TASK, 8)
+    assert (asked.calls, len(sent)) == (1, 1)
+
+    clock[0] += 0.2  # past half the delay: the cache decides again
+    assert not enqueue.queued_here(TASK, 7)
+    enqueue.send(TASK, 7, debounce_seconds=2)
+    assert (asked.calls, len(sent)) == (2, 2)
+
+
+def test_a_task_another_process_queued_is_asked_about_every_time(sent, settings, monkeypatch):
+    """This process does not know when the other's task starts, so it cannot skip the
+    cache on its account."""
+    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    asked = CacheAsked(monkeypatch, already_queued=True)
+
+    for _ in range(3):
+        assert enqueue.send(TASK, 7, debounce_seconds=2)
+
+    assert (asked.calls, sent, enqueue.queued_here(TASK, 7)) == (3, [], False)
+
+
+def test_a_task_the_broker_refused_is_not_remembered_as_queued(broker_down, settings):
+    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+
+    assert enqueue.send(TASK, 7, debounce_seconds=2) is False
+    assert not enqueue.queued_here(TASK, 7)
+
+
+@pytest.mark.django_db
+def test_a_results_refresh_already_queued_here_reads_nothing_from_the_cache(
+    monkeypatch, settings, django_capture_on_commit_callbacks, study
+):
+    from annotation.services import refreshes
+
+    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    sends = []
+    monkeypatch.setattr(
+        current_app.tasks[RESULTS_REFRESH_TASK],
+        "apply_async",
+        lambda args, countdown=None: sends.append(args),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        refreshes.study_results_refresh_later(study_id=study.pk)
+    reads = []
+    monkeypatch.setattr(cache, "get", lambda *args, **kwargs: reads.append(args))
+    monkeypatch.setattr(cache, "add", lambda *args, **kwargs: reads.append(args))
+    with django_capture_on_commit_callbacks(execute=True):
+        refreshes.study_results_refresh_later(study_id=study.pk)
+
+    assert (sends, reads) == ([(study.pk,)], [])

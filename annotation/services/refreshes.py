@@ -21,6 +21,8 @@ RESULTS_REFRESH_SPACING = 2
 def study_results_refresh_later(*, study_id: int) -> None:
     """Once the current transaction commits, debounced. A dead broker delays results and
     loses nothing: `open_studies_refresh` catches up."""
+    if enqueue.queued_here(RESULTS_REFRESH_TASK, study_id):
+        return  # this process's queued refresh will count this judgment too
     last = cache.get(recompute_seconds_key(study_id)) or 0
     enqueue.on_commit(
         RESULTS_REFRESH_TASK,

@@ -1,0 +1,70 @@
+"""annotation.sql.insert_from: the rows it writes are the instances given, with every
+column type the loop writes (keys, NULLs, JSON, text, moments), and none when its source
+has no row. PostgreSQL only: SQLite's submissions take the statements one by one."""
+
+import pytest
+from django.db import connection
+from django.forms.models import model_to_dict
+from django.utils import timezone
+
+from annotation import sql
+from annotation.models import FlagKind, QualityFlag
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
+
+
+RESOLVED_AT = timezone.now()
+
+
+def flags_for(annotator, study):
+    """Resolved flags: several of one kind may be stored only once resolved."""
+    return [
+        QualityFlag(
+            annotator=annotator,
+            study=study,
+            kind=FlagKind.TOO_FAST,
+            figures=figures,
+            resolved_at=RESOLVED_AT,
+        )
+        for figures in ({"seconds": 3.5, "minimum": 10}, {}, {"words": ["ルフィ", "路飞"]})
+    ]
+
+
+def written(source: str, flags) -> list[QualityFlag]:
+    statement, params = sql.insert_from(source, flags, taken={"resolved_by_id": "source.user_id"})
+    with connection.cursor() as cursor:
+        cursor.execute(f"{statement} RETURNING id", params)
+        ids = [row[0] for row in cursor.fetchall()]
+    return list(QualityFlag.objects.filter(pk__in=ids).order_by("pk"))
+
+
+def test_the_rows_written_are_the_instances_given(postgres, alice, study):
+    flags = flags_for(alice, study)
+    source = f"(SELECT {alice.pk} AS user_id) AS source"
+
+    rows = written(source, flags)
+
+    def seen(flag):
+        return {k: v for k, v in model_to_dict(flag).items() if k not in ("id", "resolved_by")}
+
+    assert [seen(row) for row in rows] == [seen(flag) for flag in flags]
+    assert {row.resolved_by_id for row in rows} == {alice.pk}
+    assert all(row.resolved_at == RESOLVED_AT and row.judgment_id is None for row in rows)
+    assert all(abs(row.created_at - timezone.now()).total_seconds() < 60 for row in rows)
+
+
+def test_a_source_without_rows_writes_nothing(postgres, alice, study):
+    source = f"(SELECT {alice.pk} AS user_id WHERE false) AS source"
+
+    assert written(source, flags_for(alice, study)) == []
+    assert not QualityFlag.objects.exists()
+
+
+def test_one_statement_serves_any_number_of_rows(postgres, alice, study):
+    """Its text does not grow with the rows (psycopg keeps its parsing of it)."""
+    flags = flags_for(alice, study)
+
+    one, _ = sql.insert_from("source", flags[:1])
+    three, params = sql.insert_from("source", flags)
+
+    assert one == three and all(len(values) == 3 for values in params)
