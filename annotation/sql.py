@@ -52,10 +52,22 @@ def db_moment(moment: datetime):
     return connection.ops.adapt_datetimefield_value(moment)
 
 
-def moment_of(value: datetime) -> datetime:
+def moment_of(value: datetime | str) -> datetime:
     """A moment read back by a written statement: PostgreSQL gives it with its zone,
-    SQLite the UTC moment it stores, without one."""
+    SQLite the UTC moment it stores, without one (and, from an aggregate such as MAX,
+    as the text it stores)."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
     return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def milliseconds_between(later: str, earlier: str) -> str:
+    """An SQL expression: the milliseconds from the moment `earlier` to `later`, NULL if
+    either is. SQLite's moments are text, compared through their Julian day numbers,
+    rounded to the millisecond (a double carries about 40 microseconds of a day)."""
+    if connection.vendor == "postgresql":
+        return f"EXTRACT(EPOCH FROM ({later}) - ({earlier})) * 1000"
+    return f"ROUND((julianday({later}) - julianday({earlier})) * 86400000)"
 
 
 def columns(model: type[Model], alias: str) -> str:

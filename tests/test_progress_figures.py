@@ -2,6 +2,7 @@
 whichever database the tests run: judgments in open studies, today's judgments, live
 leases among what is left, and the break rule of the study last rated."""
 
+import random
 from datetime import timedelta
 
 import pytest
@@ -9,7 +10,9 @@ from django.utils import timezone
 
 from annotation import selectors, services
 from annotation.models import Judgment, StudyStatus
+from annotation.selectors import is_break_due
 from tests.factories import lease_pair
+from tests.fixtures.studies import make_study
 from tests.helpers import full_ratings
 
 pytestmark = pytest.mark.django_db
@@ -74,3 +77,80 @@ def test_a_long_sitting_is_read_from_the_stored_moments(alice, study, monkeypatc
             submitted_at=now - timedelta(minutes=50 - 9 * n)
         )
     assert selectors.progress_of(alice).break_due
+
+
+def at_moments(judgments: list[Judgment], moments) -> None:
+    for judgment, moment in zip(judgments, moments, strict=True):
+        Judgment.objects.filter(pk=judgment.pk).update(submitted_at=moment)
+
+
+@pytest.mark.parametrize(
+    ("gap", "due"),
+    [(timedelta(minutes=10), True), (timedelta(minutes=10, milliseconds=1), False)],
+)
+def test_a_gap_of_ten_minutes_exactly_keeps_the_sitting(alice, study, monkeypatch, gap, due):
+    now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    monkeypatch.setattr(timezone, "now", lambda: now)
+    study.break_every_minutes = 20
+    study.save()
+    first = now - 2 * gap - timedelta(seconds=1)
+    at_moments(rate(alice, 3), [first, first + gap, first + 2 * gap])
+    # The sitting lasts just over 20 minutes if the gaps keep it, under 1 s if they end it.
+    assert selectors.progress_of(alice).break_due is due
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_the_statement_reads_the_sitting_as_the_rule_does(alice, study, monkeypatch, seed):
+    """The progress line's statement summarizes today's judgments in the database; the
+    same judgments, read one by one and given to the rule, must say the same."""
+    rng = random.Random(seed)
+    now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    monkeypatch.setattr(timezone, "now", lambda: now)
+    study.break_every_items = rng.choice([0, 2, 3])
+    study.break_every_minutes = rng.choice([0, 10, 20, 30])
+    study.save()
+    steps = [timedelta(0), timedelta(seconds=1), timedelta(minutes=9)]
+    steps += [
+        timedelta(minutes=10),
+        timedelta(minutes=10, milliseconds=1),
+        timedelta(hours=2),
+        timedelta(hours=13),
+    ]
+    judgments = rate(alice, rng.randint(1, 6))
+    moment = now - timedelta(minutes=rng.choice([0, 5, 11]))
+    moments = []
+    for _ in judgments:
+        moments.append(moment)
+        moment -= rng.choice(steps)  # some land yesterday, before midnight
+    at_moments(judgments, moments)
+
+    today = [
+        (submitted_at, study.break_every_items, study.break_every_minutes)
+        for submitted_at in sorted(moments)
+        if submitted_at >= now.replace(hour=0)
+    ]
+    progress = selectors.progress_of(alice)
+    assert (progress.today, progress.break_due) == (len(today), is_break_due(today, now))
+
+
+def test_the_rule_is_the_one_of_the_study_rated_last(alice, study):
+    study.break_every_items = 2
+    study.save()
+    relaxed = make_study()
+    relaxed.break_every_items = relaxed.break_every_minutes = 0
+    relaxed.save()
+
+    def rate_in(chosen):
+        lease = services.assignment_next(user=alice, study=chosen)
+        services.judgment_submit(
+            user=alice,
+            token=lease.token,
+            submission=services.Submission(ratings=full_ratings(), preference="tie"),
+        )
+
+    rate_in(study)
+    rate_in(relaxed)
+    assert not selectors.progress_of(alice).break_due  # two today, but no rule where last
+    rate_in(relaxed)
+    rate_in(study)
+    assert selectors.progress_of(alice).break_due  # four today, every two where last
