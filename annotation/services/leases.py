@@ -29,7 +29,6 @@ from ..models import (
     AnswerExposure,
     Assignment,
     AssignmentState,
-    Item,
     ItemKind,
     Study,
     StudyStatus,
@@ -70,13 +69,10 @@ def _lease(
     block, item = shown
     # The study as planned: a change staff make to it makes every plan anew (`worklists`).
     item.judgment_count, item.study = judgment_count, study
-    # The live leases are counted once the row is locked, in a statement of their own: no
-    # other lease of this item can start until we commit, and this statement sees every
-    # lease committed before the lock was granted. Counted inside the locking statement,
-    # they would be read from that statement's snapshot, which misses a lease committed
-    # between the snapshot and the lock (PostgreSQL, read committed): the item would then
-    # be leased beyond its overlap.
-    if not gold and judgment_count + _live_leases(item, now) >= study.overlap:
+    # A gold item is served to every annotator who is due one; any other only while its
+    # judgments and live leases leave room (counted by `_expose_and_lease`).
+    leases_allowed = None if gold else study.overlap - judgment_count
+    if leases_allowed is not None and leases_allowed <= 0:
         return None
     slots = [block.slots[slot] for slot in sorted(block.slots)]
     if item.kind == ItemKind.PAIR:
@@ -102,7 +98,7 @@ def _lease(
         left_source_id=left,
         right_source_id=right,
     )
-    if not _expose_and_lease(user, study, block.exposed_answer_ids, lease):
+    if not _expose_and_lease(user, study, block.exposed_answer_ids, lease, leases_allowed, now):
         return None
     if left is not None:
         sides.record(left, right, order[0])
@@ -117,9 +113,19 @@ def _lock_skipping() -> str:
     return ""
 
 
-def _expose_and_lease(user, study: Study, answer_ids, lease: Assignment) -> bool:
+def _expose_and_lease(
+    user, study: Study, answer_ids, lease: Assignment, leases_allowed: int | None, now
+) -> bool:
     """Record that this annotator has now seen these answers in the study, and write the
-    lease; False, with nothing written, if they had already seen one of them.
+    lease; False, with nothing written, if they had already seen one of them, or if the
+    item already has `leases_allowed` live leases (None: no limit).
+
+    The live leases are counted once the item's row is locked (`_lease`), by a statement
+    after the locking one: no other lease of this item can start until we commit, and
+    that statement sees every lease committed before the lock was granted. Counted inside
+    the locking statement, they would be read from that statement's snapshot, which
+    misses a lease committed between the snapshot and the lock (PostgreSQL, read
+    committed): the item would then be leased beyond its overlap.
 
     The exposures are recorded first: a concurrent lease of the same answers by the same
     annotator (another tab) then finds them taken and gets nothing, instead of showing an
@@ -127,47 +133,73 @@ def _expose_and_lease(user, study: Study, answer_ids, lease: Assignment) -> bool
     annotator) pair exposes those same answers. One INSERT ... ON CONFLICT DO NOTHING
     rather than a savepoint around an insert that may fail: the unique constraint still
     decides (a concurrent insert of the same row waits for its transaction), and the rows
-    it returns say whether every answer was new. On PostgreSQL the lease is written in
-    the same statement, if every answer was: one round trip less on every lease."""
+    it returns say whether every answer was new."""
     answer_ids = list(answer_ids)
-    if not answer_ids:
-        sql.insert(lease)
-        return True
-    exposed = (
-        "INSERT INTO annotation_answerexposure (annotator_id, study_id, answer_id)"
-        f" VALUES {', '.join(['(%s, %s, %s)'] * len(answer_ids))}"
-        " ON CONFLICT DO NOTHING RETURNING id"
-    )
-    params = [value for answer_id in answer_ids for value in (user.pk, study.pk, answer_id)]
-    if connection.vendor == "postgresql":
-        every_answer_new = f"(SELECT 1 FROM exposed HAVING COUNT(*) = {len(answer_ids)}) AS new"
-        leased, leased_params = sql.insert_from(every_answer_new, [lease])
-        lease_id, recorded = sql.one_row(
-            f"WITH exposed AS ({exposed}), leased AS ({leased} RETURNING id)"
-            " SELECT (SELECT id FROM leased), ARRAY(SELECT id FROM exposed)",
-            [*params, *leased_params],
-        )
-    else:
-        recorded = [row[0] for row in sql.rows(exposed, params)]
-        lease_id = None
-    if len(recorded) < len(answer_ids):
-        AnswerExposure.objects.filter(pk__in=recorded).delete()
-        return False
-    if lease_id is None:
-        sql.insert(lease)  # written out: on every lease (see `annotation.sql`)
-    else:
-        sql.saved(lease, lease_id)
+    if connection.vendor == "postgresql" and answer_ids:
+        return _expose_and_lease_at_once(user, study, answer_ids, lease, leases_allowed, now)
+    if leases_allowed is not None:
+        (leases,) = sql.one_row(*_live_leases(lease.item_id, now))
+        if leases >= leases_allowed:
+            return False
+    if answer_ids:
+        recorded = [row[0] for row in sql.rows(*_exposures(user, study, answer_ids))]
+        if len(recorded) < len(answer_ids):
+            AnswerExposure.objects.filter(pk__in=recorded).delete()
+            return False
+    sql.insert(lease)  # written out: on every lease (see `annotation.sql`)
     return True
 
 
-def _live_leases(item: Item, now) -> int:
-    # Written out: asked on every lease (see `annotation.sql`).
-    (count,) = sql.one_row(
+def _expose_and_lease_at_once(
+    user, study: Study, answer_ids: list, lease: Assignment, leases_allowed: int | None, now
+) -> bool:
+    """`_expose_and_lease` in one statement (PostgreSQL), where SQLite takes three: the
+    exposures are written only while the item has room, and the lease only if every
+    exposure was new. The statement's snapshot is taken after the lock was granted, so
+    its count of live leases is the one `_expose_and_lease` asks for."""
+    room, room_params = "TRUE", []
+    if leases_allowed is not None:
+        live, live_params = _live_leases(lease.item_id, now)
+        room, room_params = f"({live}) < %s", [*live_params, leases_allowed]
+    exposed, params = _exposures(user, study, answer_ids, room, room_params)
+    every_answer_new = f"(SELECT 1 FROM exposed HAVING COUNT(*) = {len(answer_ids)}) AS new"
+    leased, leased_params = sql.insert_from(every_answer_new, [lease])
+    lease_id, recorded = sql.one_row(
+        f"WITH exposed AS ({exposed}), leased AS ({leased} RETURNING id)"
+        " SELECT (SELECT id FROM leased), ARRAY(SELECT id FROM exposed)",
+        [*params, *leased_params],
+    )
+    if lease_id is None:
+        AnswerExposure.objects.filter(pk__in=recorded).delete()
+        return False
+    sql.saved(lease, lease_id)
+    return True
+
+
+def _exposures(
+    user, study: Study, answer_ids: list, condition: str = "TRUE", condition_params=()
+) -> tuple[str, list]:
+    """The INSERT of these answers' exposures to the annotator, if `condition` holds, that
+    writes only the new ones and returns their ids. (SQLite needs the WHERE clause to read
+    ON CONFLICT after a SELECT.)"""
+    return (
+        "INSERT INTO annotation_answerexposure (annotator_id, study_id, answer_id)"
+        f" SELECT * FROM (VALUES {', '.join(['(%s, %s, %s)'] * len(answer_ids))}) AS given"
+        f" WHERE {condition} ON CONFLICT DO NOTHING RETURNING id",
+        [
+            *(value for answer_id in answer_ids for value in (user.pk, study.pk, answer_id)),
+            *condition_params,
+        ],
+    )
+
+
+def _live_leases(item_id: int, now) -> tuple[str, list]:
+    """The count of the item's live leases (written out: asked on every lease)."""
+    return (
         "SELECT COUNT(*) FROM annotation_assignment"
         " WHERE item_id = %s AND state = %s AND expires_at > %s",
-        [item.pk, AssignmentState.ACTIVE.value, sql.db_moment(now)],
+        [item_id, AssignmentState.ACTIVE.value, sql.db_moment(now)],
     )
-    return count
 
 
 @transaction.atomic
