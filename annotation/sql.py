@@ -92,10 +92,7 @@ def instance[M: Model](model: type[M], values) -> M:
 
 def insert(*objs: Model) -> None:
     """Write these new instances of one model in one written INSERT and set their primary
-    keys, as `bulk_create` does, without building the statement through the ORM. Each
-    value goes through its field's `pre_save` and `get_db_prep_save`, as in the ORM's own
-    insert (defaults already set, moments of `auto_now_add`, JSON, the database's form
-    of a moment)."""
+    keys, as `bulk_create` does, without building the statement through the ORM."""
     model = type(objs[0])
     meta = model._meta
     fields = [field for field in meta.concrete_fields if field is not meta.pk]
@@ -104,15 +101,18 @@ def insert(*objs: Model) -> None:
     keys = rows(
         f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
         f" VALUES {', '.join([one_row] * len(objs))} RETURNING {quote(meta.pk.column)}",
-        [
-            field.get_db_prep_save(field.pre_save(obj, True), connection)
-            for obj in objs
-            for field in fields
-        ],
+        [_db_value(field, obj) for obj in objs for field in fields],
     )
     # The rows come back in the order given, which `bulk_create` relies on too.
     for obj, (key,) in zip(objs, keys, strict=True):
         saved(obj, key)
+
+
+def _db_value(field, obj: Model):
+    """The value a new instance writes to a field's column, as the ORM's own insert
+    prepares it: through `pre_save` and `get_db_prep_save` (defaults already set, moments
+    of `auto_now_add`, JSON, the database's form of a moment)."""
+    return field.get_db_prep_save(field.pre_save(obj, True), connection)
 
 
 def saved(obj: Model, pk) -> None:
@@ -126,8 +126,8 @@ def insert_from(source: str, objs, *, taken: dict[str, str] | None = None) -> tu
     """A written `INSERT … SELECT` (PostgreSQL) of these new instances of one model, one
     row per instance for each row of `source` (a table or a `WITH` query) and none if it
     has none; `taken` names the columns whose value is an expression over `source`
-    (`{"judgment_id": "judgment.id"}`), every other value is the instance's own, prepared
-    as in `insert`. Used inside a statement with data-modifying `WITH` queries, where a
+    (`{"judgment_id": "judgment.id"}`), every other value is the instance's own
+    (`_db_value`). Used inside a statement with data-modifying `WITH` queries, where a
     row must be written only if another was, in the same statement.
 
     The values travel as one array per column, unnested into rows: the statement's text
@@ -138,10 +138,7 @@ def insert_from(source: str, objs, *, taken: dict[str, str] | None = None) -> tu
     infer it from the column being written, and an array of NULLs would read as text."""
     taken = taken or {}
     fields, statement = _insert_from_shape(type(objs[0]), source, tuple(taken.items()))
-    return statement, [
-        [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in objs]
-        for field in fields
-    ]
+    return statement, [[_db_value(field, obj) for obj in objs] for field in fields]
 
 
 @functools.cache

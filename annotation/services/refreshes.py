@@ -21,8 +21,11 @@ RESULTS_REFRESH_SPACING = 2
 def study_results_refresh_later(*, study_id: int) -> None:
     """Once the current transaction commits, debounced. A dead broker delays results and
     loses nothing: `open_studies_refresh` catches up."""
+    # Asked here, before the delay is read from the cache, and not only by `enqueue.send`:
+    # a refresh this process queued will count this judgment too, and asking costs no
+    # round trip to Redis.
     if enqueue.queued_here(RESULTS_REFRESH_TASK, study_id):
-        return  # this process's queued refresh will count this judgment too
+        return
     last = cache.get(recompute_seconds_key(study_id)) or 0
     enqueue.on_commit(
         RESULTS_REFRESH_TASK,
