@@ -6,8 +6,8 @@ study open (24,000 pairs). wrk (bench/annotate.lua: one thread and one connectio
 annotator) runs 10, 50 and 200 annotators in a closed loop (submit, receive the next item,
 submit again: the platform's capacity), then 200 annotators who pause about 30 s between
 items. For each level: judgments/s, p50/p95/p99 of submit + next, errors, judgments saved
-against successful answers, and the web workers' and the results worker's CPU
-milliseconds per judgment; and, on
+against successful answers, and the CPU milliseconds per judgment of the web workers,
+the results worker, PostgreSQL, Redis and the whole machine; and, on
 the same server, GET /health/ requests/s, so the loop reads as a share of a bare request.
 Before that, the queries each annotator page makes are counted in-process.
 
@@ -278,7 +278,7 @@ def main():
     ]
     try:
         wait_until_up(f"http://{host}/health/")
-        health_before = health_rate(host)
+        health_before, health_cpu_before = health_rate(host)
         results, used = [], 0
         for users, think, seconds in levels:
             runs = []
@@ -302,7 +302,7 @@ def main():
             for run in runs:
                 print(json.dumps(run), flush=True)
             results.append(median_run(runs))
-        health_after = health_rate(host)
+        health_after, health_cpu_after = health_rate(host)
     finally:
         os.killpg(gunicorn.pid, signal.SIGTERM)
         gunicorn.wait(timeout=30)
@@ -317,12 +317,13 @@ def main():
         "errors, 200s and saved summed over the runs"
     )
     print(
-        f"GET /health/: {health:.0f} req/s (before {health_before:.0f}, after {health_after:.0f})"
+        f"GET /health/: {health:.0f} req/s (before {health_before:.0f}, after {health_after:.0f}),"
+        f" machine CPU {(health_cpu_before + health_cpu_after) / 2:.1f} ms per request"
     )
     header = (
         f"{'annotators':>10}{'think s':>8}{'judg./s':>9}{'% health':>9}{'p50 ms':>8}"
         f"{'p95 ms':>8}{'p99 ms':>8}{'errors':>7}{'200s':>7}{'saved':>7}{'CPU ms/j':>9}"
-        f"{'worker ms/j':>12}"
+        f"{'worker ms/j':>12}{'PG ms/j':>8}{'Redis ms/j':>11}{'machine ms/j':>13}"
     )
     print(header)
     for r in results:
@@ -340,7 +341,8 @@ def main():
             f"{r['users']:>10}{r['think']:>8g}{r['judgments_per_s']:>9.1f}{share:>9.0f}"
             f"{r['median']:>8.0f}{r['p95']:>8.0f}{r['p99']:>8.0f}{r['errors']:>7}{r['ok']:>7}"
             f"{r['saved']:>7}{r['cpu_ms_per_judgment']:>9.0f}"
-            f"{r['worker_cpu_ms_per_judgment']:>12.0f}"
+            f"{r['worker_cpu_ms_per_judgment']:>12.0f}{r['postgres_cpu_ms_per_judgment']:>8.1f}"
+            f"{r['redis_cpu_ms_per_judgment']:>11.1f}{r['machine_cpu_ms_per_judgment']:>13.1f}"
         )
     print(
         f"duplicates: {checks['duplicates']}, over-assigned items: {checks['over_assigned']}, "

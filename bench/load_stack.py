@@ -60,8 +60,10 @@ def settled_judgments(quiet_seconds=2.0, timeout=60) -> int:
     return count
 
 
-def cpu_ms(pids) -> float:
-    """User + system CPU of these processes so far, in milliseconds."""
+def cpu_ms(pids, *, with_ended_children: bool = False) -> float:
+    """User + system CPU of these processes so far, in milliseconds; with
+    `with_ended_children`, also that of their children that have ended (a server whose
+    connections come and go: PostgreSQL's backends end into the postmaster's count)."""
     ticks = os.sysconf("SC_CLK_TCK")
     total = 0
     for pid in pids:
@@ -70,7 +72,58 @@ def cpu_ms(pids) -> float:
         except OSError:
             continue
         total += int(fields[11]) + int(fields[12])
+        if with_ended_children:
+            total += int(fields[13]) + int(fields[14])
     return 1000 * total / ticks
+
+
+def pids_named(*names: str) -> list[int]:
+    """Every process whose command is one of `names` (PostgreSQL's backends and its own
+    background processes, the Redis server), found again at each reading: backends come
+    and go."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "comm").read_text().strip()
+            except OSError:
+                continue
+            if command in names:
+                found.append(int(entry.name))
+    return found
+
+
+def machine_busy_ms() -> float:
+    """CPU time all cores spent on anything but idling and waiting, in milliseconds."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return 1000 * (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuSplit:
+    """Where the machine's CPU went over a stretch of time: the web workers, the results
+    worker, PostgreSQL, Redis and the whole machine (the rest is wrk, the kernel's
+    networking and the bench itself)."""
+
+    def __init__(self, web: list[int], worker: list[int]):
+        self.web, self.worker = web, worker
+        self.before = self._reading()
+
+    def _reading(self) -> dict[str, float]:
+        return {
+            "web": cpu_ms(self.web),
+            "worker": cpu_ms(self.worker),
+            "postgres": cpu_ms(pids_named("postgres"), with_ended_children=True),
+            "redis": cpu_ms(pids_named("redis-server")),
+            "machine": machine_busy_ms(),
+        }
+
+    def per(self, count: int) -> dict[str, float]:
+        after = self._reading()
+        return {
+            part: (after[part] - self.before[part]) / count if count else float("nan")
+            for part in after
+        }
 
 
 def gunicorn_workers(master_pid: int) -> list[int]:
@@ -95,8 +148,11 @@ def wrk(args: list[str], env: dict) -> dict:
     raise SystemExit(f"wrk failed: {out.stdout}\n{out.stderr}")
 
 
-def health_rate(host, seconds=10) -> float:
-    return wrk(["-t", "2", "-c", "10", "-d", f"{seconds}s", f"http://{host}/health/"], {})["rps"]
+def health_rate(host, seconds=10) -> tuple[float, float]:
+    """GET /health/ requests/s, and the whole machine's CPU milliseconds per request."""
+    busy = machine_busy_ms()
+    rps = wrk(["-t", "2", "-c", "10", "-d", f"{seconds}s", f"http://{host}/health/"], {})["rps"]
+    return rps, (machine_busy_ms() - busy) / (rps * seconds)
 
 
 def run_level(
@@ -109,10 +165,8 @@ def run_level(
         "".join(f"{a['session']} {a['csrf']} {a['token']}\n" for a in accounts[:users])
     )
     before = judgments_saved()
-    workers = gunicorn_workers(master_pid)
-    cpu_before = cpu_ms(workers)
     results_worker = process_tree(worker_pid) if worker_pid else []
-    worker_cpu_before = cpu_ms(results_worker)
+    cpu = CpuSplit(gunicorn_workers(master_pid), results_worker)
     result = wrk(
         [
             "-t",
@@ -137,9 +191,8 @@ def run_level(
     # wrk stops without waiting for the answers still in flight; the server goes on
     # saving them. They belong to this level: counted here, not in the next one's window.
     after = settled_judgments()
-    cpu = cpu_ms(workers) - cpu_before
-    worker_cpu = cpu_ms(results_worker) - worker_cpu_before
     saved = after - before
+    split = cpu.per(saved)
     return {
         "users": users,
         "think": think,
@@ -152,8 +205,11 @@ def run_level(
         "errors": result["failed"] + result["socket_errors"],
         "ok": result["submitted"],
         "saved": saved,
-        "cpu_ms_per_judgment": cpu / saved if saved else float("nan"),
-        "worker_cpu_ms_per_judgment": worker_cpu / saved if saved else float("nan"),
+        "cpu_ms_per_judgment": split["web"],
+        "worker_cpu_ms_per_judgment": split["worker"],
+        "postgres_cpu_ms_per_judgment": split["postgres"],
+        "redis_cpu_ms_per_judgment": split["redis"],
+        "machine_cpu_ms_per_judgment": split["machine"],
     }
 
 

@@ -118,3 +118,23 @@ def test_the_look_ahead_near_the_end_costs_a_few_queries_more(demo_dataset, luff
     greedy = next_item_queries()
 
     assert with_look_ahead <= greedy + LOOK_AHEAD
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepares on PostgreSQL only")
+def test_the_loops_statements_are_kept_prepared_on_the_server(client, at_work):
+    """The loop's statements, the same on every request, are parsed and planned once per
+    connection (`settings.base.POSTGRESQL_OPTIONS`): after a few submissions the
+    submission's statement and the read of the lease are prepared statements."""
+    token = at_work.token
+    for _ in range(settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"] + 1):
+        response = client.post(
+            f"/annotate/{token}/", complete_form(), headers={"HX-Request": "true"}
+        )
+        assert response.status_code == 200
+        token = Assignment.objects.get(annotator=at_work.annotator, state="active").token
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+    assert any(statement.startswith("WITH claimed AS") for statement in prepared), prepared
+    assert any("FROM annotation_assignment a" in statement for statement in prepared)
