@@ -180,6 +180,28 @@ def test_a_double_click_makes_one_judgment(client, alice):
     assert second.status_code == 200
     assert "already submitted" in second.content.decode()
     assert Judgment.objects.count() == 1
+    # The replay is shown the item the first click was given, not yet another one.
+    following = Assignment.objects.get(annotator=alice, state="active")
+    assert following.token in second.content.decode()
+
+
+def test_after_a_submission_a_lease_held_in_another_tab_comes_next(client, alice):
+    """Two tabs asking at the same moment can each be given a lease. Submitting one of
+    them serves the other, the older live lease, instead of leasing a third item."""
+    first = lease_pair(alice)
+    other_tab = services.assignment_next(user=alice, known_without_lease=True)
+    assert other_tab is not None and other_tab.pk != first.pk
+    client.force_login(alice)
+
+    response = client.post(
+        f"/annotate/{first.token}/", complete_form(), headers={"HX-Request": "true"}
+    )
+
+    assert response.status_code == 200
+    assert other_tab.token in response.content.decode()
+    assert list(
+        Assignment.objects.filter(annotator=alice, state="active").values_list("pk", flat=True)
+    ) == [other_tab.pk]
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,9 @@ ONE_BY_ONE = 0 if connection.vendor == "postgresql" else 8
 NEXT_ITEM = 5 + SESSION_READ
 # The lease and whether the annotator may rate are one read (`selectors.lease_at_work`).
 RATING_PAGE = 4 + SESSION_READ
-SUBMIT_AND_NEXT = 9 + SESSION_READ + ONE_BY_ONE
+# The read of the lease also says whether the annotator holds another live lease, so
+# the next item does not ask again.
+SUBMIT_AND_NEXT = 8 + SESSION_READ + ONE_BY_ONE
 # The same with every cache cold: metric definitions, item blocks, the staffing count, the
 # study's progress and open work per character, the annotator's worklist and the estimate
 # of what is left (a fresh process, or the first request after a minute).

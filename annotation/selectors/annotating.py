@@ -155,7 +155,10 @@ class LeaseAtWork(NamedTuple):
     assignment: Assignment | None
     # Whether the annotator may rate now (`screening.annotator_step` is READY); None when
     # there is no such lease, and so nothing was read.
-    ready: bool | None
+    ready: bool | None = None
+    # Whether they hold another live lease in an open study (another tab's): after this
+    # one is submitted, the next item is that lease rather than a new one.
+    other_live_lease: bool | None = None
 
 
 def own_lease(user, token: str) -> Assignment | None:
@@ -168,30 +171,43 @@ def lease_at_work(user, token: str) -> LeaseAtWork:
     """This annotator's lease behind `token` and whether they may rate now. Read on every
     rating page and submission, in one written statement (see `annotation.sql`): the
     lease, its item's gold mark and count (which staff and other annotators change), its
-    study (status, rules) and the annotator's standing; the rest of the item, with its
+    study (status, rules), the annotator's standing and whether they hold another live
+    lease (which spares the submission's next item a query of its own); the rest of the item, with its
     character and scenario, is the process's copy (`item_shown`)."""
     ready, ready_params = ready_condition("a.annotator_id")
     row = sql.first_row(
         f"SELECT {sql.columns(Assignment, 'a')}, i.is_gold, i.judgment_count, {ready},"
+        " EXISTS (SELECT 1 FROM annotation_assignment o"
+        "  JOIN annotation_item oi ON oi.id = o.item_id"
+        "  JOIN annotation_study os ON os.id = oi.study_id"
+        "  WHERE o.annotator_id = a.annotator_id AND o.id <> a.id AND o.state = %s"
+        "  AND o.expires_at > %s AND os.status = %s),"
         f" {sql.columns(Study, 's')} FROM annotation_assignment a"
         " JOIN annotation_item i ON i.id = a.item_id"
         " JOIN annotation_study s ON s.id = i.study_id"
         " WHERE a.token = %s AND a.annotator_id = %s",
-        [*ready_params, token, user.pk],
+        [
+            *ready_params,
+            AssignmentState.ACTIVE.value,
+            sql.db_moment(timezone.now()),
+            StudyStatus.OPEN.value,
+            token,
+            user.pk,
+        ],
     )
     if row is None:
-        return LeaseAtWork(None, None)
+        return LeaseAtWork(None)
     width = len(Assignment._meta.concrete_fields)
     assignment = sql.instance(Assignment, row[:width])
-    is_gold, judgment_count, annotator_ready = row[width : width + 3]
-    study = sql.instance(Study, row[width + 3 :])
+    is_gold, judgment_count, annotator_ready, other_live_lease = row[width : width + 4]
+    study = sql.instance(Study, row[width + 4 :])
     shown = item_shown(assignment.item_id)
     # A leased item has answers: `leases._lease` serves no other.
     assert shown is not None, assignment.item_id
     item = shown[1]
     item.is_gold, item.judgment_count, item.study = bool(is_gold), judgment_count, study
     assignment.item = item
-    return LeaseAtWork(assignment, bool(annotator_ready))
+    return LeaseAtWork(assignment, bool(annotator_ready), bool(other_live_lease))
 
 
 def form_fields_of(assignment: Assignment) -> tuple[list[str], list[Metric]]:

@@ -203,13 +203,21 @@ def _live_leases(item_id: int, now) -> tuple[str, list]:
 
 
 @transaction.atomic
-def assignment_next(*, user, study: Study | None = None) -> Assignment | None:
+def assignment_next(
+    *, user, study: Study | None = None, known_without_lease: bool = False
+) -> Assignment | None:
     """The annotator's current lease, or a new one on the item that most needs them
-    (within `study` when given), taken from their worklist (`worklists`)."""
+    (within `study` when given), taken from their worklist (`worklists`).
+    `known_without_lease`: the caller read, moments ago in this request, that the
+    annotator holds no live lease (a submission: `selectors.lease_at_work` read their
+    other leases with the one submitted), so that is not asked again. Not a lock, and
+    neither is the question here: two tabs asking at the same moment can each be given
+    a lease either way."""
     now = timezone.now()
-    current = current_lease(user, now, study)
-    if current is not None:
-        return current
+    if not known_without_lease:
+        current = current_lease(user, now, study)
+        if current is not None:
+            return current
     worklist = worklists.worklist_of(user, now, study)
     lease = _lease_from(worklist, user, now)
     if lease is None and worklist.from_cache:

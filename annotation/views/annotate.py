@@ -97,14 +97,15 @@ def item(request: AuthenticatedRequest, token: str) -> HttpResponse:
     # The lease and whether the annotator may rate are read together: this page and
     # the submission are the loop's every request. Only when that read cannot say they
     # are ready is the whole step read, to send them where they must go.
-    assignment, ready = selectors.lease_at_work(request.user, token)
-    if not ready and (detour := _not_ready(request)) is not None:
+    at_work = selectors.lease_at_work(request.user, token)
+    if not at_work.ready and (detour := _not_ready(request)) is not None:
         return detour
+    assignment = at_work.assignment
     if assignment is None:
         # Another annotator's token looks exactly like a token that does not exist.
         raise Http404
     if request.method == "POST":
-        return _submit(request, assignment)
+        return _submit(request, assignment, other_live_lease=bool(at_work.other_live_lease))
     if assignment.state != AssignmentState.ACTIVE:
         # Back or an old bookmark: the item is done with; go on to the current one.
         messages.info(request, _DONE_WITH[assignment.state])
@@ -146,8 +147,13 @@ def submission_from_post(
     )
 
 
-def _submit(request: AuthenticatedRequest, assignment: Assignment) -> HttpResponse:
+def _submit(
+    request: AuthenticatedRequest, assignment: Assignment, *, other_live_lease: bool
+) -> HttpResponse:
+    """`other_live_lease`: whether the annotator held another live lease as the lease was
+    read; without one, the next item is a new lease."""
     submission, posted = submission_from_post(request.POST, assignment)
+    known_without_lease = not other_live_lease
     try:
         services.judgment_submit(
             user=request.user,
@@ -158,19 +164,23 @@ def _submit(request: AuthenticatedRequest, assignment: Assignment) -> HttpRespon
     except services.AnnotationError as refusal:
         if refusal.code == "already_submitted":
             # A double click or a replayed POST: the first one counted; move on.
-            return _next_after_saving(request, notice=refusal.message)
+            return _next_after_saving(
+                request, notice=refusal.message, known_without_lease=known_without_lease
+            )
         if refusal.code in ("lease_expired", "study_closed", "skipped"):
             return _render(request, None, error=refusal.message, status=409)
         return _render(request, assignment, error=refusal.message, posted=posted, status=422)
-    return _next_after_saving(request)
+    return _next_after_saving(request, known_without_lease=known_without_lease)
 
 
-def _next_after_saving(request: AuthenticatedRequest, notice: str | None = None) -> HttpResponse:
+def _next_after_saving(
+    request: AuthenticatedRequest, notice: str | None = None, *, known_without_lease: bool
+) -> HttpResponse:
     """The judgment is committed: whatever happens while fetching the next item, the
     answer must not claim it failed (the annotator would rate it again, or stop trusting
     the page). A failure here says "saved" and offers to fetch the next item again."""
     try:
-        return _next(request, notice=notice)
+        return _next(request, notice=notice, known_without_lease=known_without_lease)
     except Exception:
         logger.exception("judgment saved, but the next item could not be served")
         # Rendered without the request: its context processors may need the database
@@ -181,10 +191,14 @@ def _next_after_saving(request: AuthenticatedRequest, notice: str | None = None)
         return response
 
 
-def _next(request: AuthenticatedRequest, notice: str | None = None) -> HttpResponse:
+def _next(
+    request: AuthenticatedRequest, notice: str | None = None, *, known_without_lease: bool = False
+) -> HttpResponse:
     if not request.htmx:
         return HttpResponseRedirect(reverse("annotate"))
-    assignment = services.assignment_next(user=request.user)
+    assignment = services.assignment_next(
+        user=request.user, known_without_lease=known_without_lease
+    )
     return _render(request, assignment, notice=notice)
 
 
