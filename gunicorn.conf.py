@@ -8,7 +8,10 @@ process per core plus one keeps both cores busy while a process waits; a few thr
 process overlap those waits without the memory of more processes. Measured on 2 cores with
 50 annotators in a closed loop (`bench/gunicorn_configs.py`, median of 3 runs of 30 s):
 3 workers x 4 threads 45.5 judgments/s (p95 1.9 s), 2 x 8 42.8 (2.0 s), 4 x 2 39.9
-(3.5 s); single runs of 5 x 1 and 3 x 8 were no better. Run it again on other hardware."""
+(3.5 s); single runs of 5 x 1 and 3 x 8 were no better. Again once the loop cost a fifth of
+that (`--users 50 --seconds 20 --repeat 3`, medians): 3 x 4 128.7 judgments/s (p95 0.68 s),
+2 x 4 134.1 (0.64 s), 2 x 8 127.2 (0.71 s), 4 x 2 128.1 (0.97 s), all within the runs' own
+spread (113-145). Run it again on other hardware."""
 
 import multiprocessing
 import os

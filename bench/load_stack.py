@@ -203,6 +203,9 @@ def run_level(
         "p95": result["p95"],
         "p99": result["p99"],
         "errors": result["failed"] + result["socket_errors"],
+        # Of which: answers other than 200, and connections that failed or timed out.
+        "failed": result["failed"],
+        "socket_errors": result["socket_errors"],
         "ok": result["submitted"],
         "saved": saved,
         "cpu_ms_per_judgment": split["web"],

@@ -139,6 +139,26 @@ def test_production_refuses_to_start_without_a_redis_url():
     assert "REDIS_URL" in result.stderr
 
 
+def test_production_refuses_a_prepare_threshold_migrations_cannot_run_with():
+    result = run_manage("check", env={**PRODUCTION_ENV, "DATABASE_PREPARE_THRESHOLD": "0"})
+
+    assert result.returncode != 0
+    assert "DATABASE_PREPARE_THRESHOLD must be at least 1" in result.stderr
+
+
+def test_production_keeps_postgresql_statements_prepared():
+    result = run_manage(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS'])",
+        env={**PRODUCTION_ENV, "DATABASE_PREPARE_THRESHOLD": "3"},
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "'server_side_binding': True" in result.stdout
+    assert "'prepare_threshold': 3" in result.stdout
+
+
 def test_the_embedded_sqlite_lets_pages_read_while_a_submission_writes(tmp_path):
     """`make run` with several annotators: WAL (readers never wait for the writer),
     immediate write transactions (no deadlock on upgrading a read lock) and a busy

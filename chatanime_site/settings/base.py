@@ -9,6 +9,7 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
@@ -130,6 +131,11 @@ POSTGRESQL_OPTIONS = {
     "server_side_binding": True,
     "prepare_threshold": env.int("DATABASE_PREPARE_THRESHOLD", default=5),
 }
+if POSTGRESQL_OPTIONS["prepare_threshold"] < 1:
+    raise ImproperlyConfigured(
+        "DATABASE_PREPARE_THRESHOLD must be at least 1: migrations send statements of"
+        " several commands, which PostgreSQL cannot prepare."
+    )
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(POSTGRESQL_OPTIONS)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
