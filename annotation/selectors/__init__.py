@@ -1,7 +1,8 @@
 """Reads of the annotation domain, one module per concept. Selectors only read: they
 never import services, views or tasks.
 
-- `annotating`: the rating page (metrics, the item as shown, progress, breaks)
+- `annotating`: the rating page (metrics, the item as shown, the lease at work)
+- `progress`: the rating page's progress line and when a break is due
 - `screening`: the annotator's way to rating and the staff's screening queue
 - `studies`: a study's design, members, coverage and progress
 - `results`: the results page and export jobs
@@ -12,11 +13,9 @@ never import services, views or tasks.
 
 from .annotating import (
     ItemBlock,
-    Progress,
     ShownAnswer,
     ShownItem,
     form_fields_of,
-    is_break_due,
     item_block,
     item_blocks_load,
     item_shown,
@@ -25,7 +24,6 @@ from .annotating import (
     metrics_cache_clear,
     metrics_for,
     own_lease,
-    progress_of,
     shown_item,
 )
 from .annotators import (
@@ -36,6 +34,7 @@ from .annotators import (
     user_by_email,
 )
 from .audit import AUDIT_COLUMNS, audit_events, audit_events_for_study
+from .progress import Progress, is_break_due, progress_of
 from .quality import flagged_annotators, flagged_count, flagged_judgments
 from .results import Cell, ResultsView, export_jobs_of, results_view, studies_with_results
 from .screening import (

@@ -1,0 +1,151 @@
+"""The progress line of the rating page and when a break is due: how much the annotator
+has done, today and in all, and how much is left."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+from django.utils import timezone
+
+from .. import sql
+from ..models import AssignmentState, StudyStatus
+
+
+@dataclass
+class Progress:
+    done: int
+    today: int
+    remaining: int
+    break_due: bool
+
+    @property
+    def total(self) -> int:
+        return self.done + self.remaining
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else 100
+
+
+def progress_of(user) -> Progress:
+    """Shown on every rating page: one written statement (see `annotation.sql`) of one row,
+    however many judgments the annotator gave today: the counts, and today's sitting as
+    the break rule reads it, with the rule of the study last rated."""
+    now = timezone.now()
+    start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    since_previous = sql.milliseconds_between(
+        "submitted_at", "LAG(submitted_at) OVER (ORDER BY submitted_at)"
+    )
+    done, leased, today, last_at, started_at, every_items, every_minutes = sql.one_row(
+        "SELECT"
+        " (SELECT COUNT(*) FROM annotation_judgment j"
+        "  JOIN annotation_item i ON i.id = j.item_id"
+        "  JOIN annotation_study s ON s.id = i.study_id"
+        "  WHERE j.annotator_id = %s AND s.status = %s),"
+        " (SELECT COUNT(*) FROM annotation_assignment a"
+        "  WHERE a.annotator_id = %s AND a.state = %s AND a.expires_at > %s),"
+        " d.today, d.last_at, d.started_at, last.break_every_items, last.break_every_minutes"
+        # A sitting starts at the judgment given more than SESSION_GAP after the one before.
+        " FROM (SELECT COUNT(*) AS today, MAX(submitted_at) AS last_at,"
+        "  MAX(CASE WHEN gap IS NULL OR gap > %s THEN submitted_at END) AS started_at"
+        f"  FROM (SELECT submitted_at, {since_previous} AS gap FROM annotation_judgment"
+        "   WHERE annotator_id = %s AND submitted_at >= %s) given) d"
+        " LEFT JOIN (SELECT s.break_every_items, s.break_every_minutes"
+        "  FROM annotation_judgment j"
+        "  JOIN annotation_item i ON i.id = j.item_id"
+        "  JOIN annotation_study s ON s.id = i.study_id"
+        "  WHERE j.annotator_id = %s AND j.submitted_at >= %s"
+        "  ORDER BY j.submitted_at DESC LIMIT 1) last ON 1 = 1",
+        [
+            user.pk,
+            StudyStatus.OPEN.value,
+            user.pk,
+            AssignmentState.ACTIVE.value,
+            sql.db_moment(now),
+            SESSION_GAP // timedelta(milliseconds=1),
+            user.pk,
+            sql.db_moment(start_of_day),
+            user.pk,
+            sql.db_moment(start_of_day),
+        ],
+    )
+    sitting = Sitting(
+        today,
+        sql.moment_of(last_at) if today else None,
+        sql.moment_of(started_at) if today else None,
+        every_items or 0,
+        every_minutes or 0,
+    )
+    remaining = _items_left(user, done) + leased
+    return Progress(
+        done=done, today=today, remaining=remaining, break_due=is_break_due_in(sitting, now)
+    )
+
+
+ITEMS_LEFT_SECONDS = 120
+
+
+def _items_left(user, done: int) -> int:
+    """The estimate of what is left scans the study's items, too costly for every page;
+    it is cached for two minutes and lowered by each judgment given since. With Redis
+    down the cache answers "nothing there" (chatanime_site.cache) and it is estimated
+    afresh."""
+    from django.core.cache import cache
+
+    from .eligibility import items_left_estimate
+
+    key = f"items-left:{user.pk}"
+    cached = cache.get(key)
+    if cached is None:
+        cached = (items_left_estimate(user), done)
+        cache.set(key, cached, ITEMS_LEFT_SECONDS)
+    estimate, done_then = cached
+    return max(0, estimate - (done - done_then))
+
+
+SESSION_GAP = timedelta(minutes=10)
+
+
+class Sitting(NamedTuple):
+    """Today's judgments (or hand-ins) as the break rule reads them."""
+
+    count: int
+    last_at: datetime | None
+    # The first of the current sitting: none of its judgments came more than SESSION_GAP
+    # after the one before.
+    started_at: datetime | None
+    # The break rule of the study of the last one (0: none).
+    every_items: int
+    every_minutes: int
+
+
+def sitting_of(today: list[tuple]) -> Sitting:
+    """The sitting of today's (moment, every_items, every_minutes), in time order."""
+    if not today:
+        return Sitting(0, None, None, 0, 0)
+    last_at, every_items, every_minutes = today[-1]
+    started_at = last_at
+    for submitted_at, *_rest in reversed(today):
+        if started_at - submitted_at > SESSION_GAP:
+            break
+        started_at = submitted_at
+    return Sitting(len(today), last_at, started_at, every_items, every_minutes)
+
+
+def is_break_due(today: list[tuple], now) -> bool:
+    """`is_break_due_in` the sitting of today's (moment, every_items, every_minutes)."""
+    return is_break_due_in(sitting_of(today), now)
+
+
+def is_break_due_in(sitting: Sitting, now) -> bool:
+    """A break is due after every N items of today, or when the current sitting (no gap
+    of 10 minutes) has lasted longer than the study's limit."""
+    if not sitting.count or sitting.last_at is None or sitting.started_at is None:
+        return False
+    if now - sitting.last_at > SESSION_GAP:
+        return False
+    if sitting.every_items and sitting.count % sitting.every_items == 0:
+        return True
+    return bool(sitting.every_minutes) and now - sitting.started_at >= timedelta(
+        minutes=sitting.every_minutes
+    )
