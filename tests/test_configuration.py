@@ -146,17 +146,22 @@ def test_production_refuses_a_prepare_threshold_migrations_cannot_run_with():
     assert "DATABASE_PREPARE_THRESHOLD must be at least 1" in result.stderr
 
 
-def test_production_keeps_postgresql_statements_prepared():
+def test_production_keeps_postgresql_statements_prepared_and_the_urls_options():
     result = run_manage(
         "shell",
         "-c",
         "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS'])",
-        env={**PRODUCTION_ENV, "DATABASE_PREPARE_THRESHOLD": "3"},
+        env={
+            **PRODUCTION_ENV,
+            "DATABASE_URL": PRODUCTION_ENV["DATABASE_URL"] + "?sslmode=require",
+            "DATABASE_PREPARE_THRESHOLD": "3",
+        },
     )
 
     assert result.returncode == 0, result.stderr
     assert "'server_side_binding': True" in result.stdout
     assert "'prepare_threshold': 3" in result.stdout
+    assert "'sslmode': 'require'" in result.stdout
 
 
 def test_the_embedded_sqlite_lets_pages_read_while_a_submission_writes(tmp_path):

@@ -171,8 +171,8 @@ def lease_at_work(user, token: str) -> LeaseAtWork:
     rating page and submission, in one written statement (see `annotation.sql`): the
     lease, its item's gold mark and count (which staff and other annotators change), its
     study (status, rules), the annotator's standing and whether they hold another live
-    lease (which spares the submission's next item a query of its own); the rest of the item, with its
-    character and scenario, is the process's copy (`item_shown`)."""
+    lease (which spares the submission's next item a query of its own); the rest of the
+    item, with its character and scenario, is the process's copy (`item_shown`)."""
     ready, ready_params = ready_condition("a.annotator_id")
     row = sql.first_row(
         f"SELECT {sql.columns(Assignment, 'a')}, i.is_gold, i.judgment_count, {ready},"

@@ -105,7 +105,8 @@ def item(request: AuthenticatedRequest, token: str) -> HttpResponse:
         # Another annotator's token looks exactly like a token that does not exist.
         raise Http404
     if request.method == "POST":
-        return _submit(request, assignment, other_live_lease=bool(at_work.other_live_lease))
+        # Without another live lease (a second tab's), the next item is a new lease.
+        return _submit(request, assignment, known_without_lease=not at_work.other_live_lease)
     if assignment.state != AssignmentState.ACTIVE:
         # Back or an old bookmark: the item is done with; go on to the current one.
         messages.info(request, _DONE_WITH[assignment.state])
@@ -148,12 +149,9 @@ def submission_from_post(
 
 
 def _submit(
-    request: AuthenticatedRequest, assignment: Assignment, *, other_live_lease: bool
+    request: AuthenticatedRequest, assignment: Assignment, *, known_without_lease: bool
 ) -> HttpResponse:
-    """`other_live_lease`: whether the annotator held another live lease as the lease was
-    read; without one, the next item is a new lease."""
     submission, posted = submission_from_post(request.POST, assignment)
-    known_without_lease = not other_live_lease
     try:
         services.judgment_submit(
             user=request.user,

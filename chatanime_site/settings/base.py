@@ -96,27 +96,6 @@ TEMPLATES = [
     },
 ]
 
-# SQLite is the embedded default so that `make run` needs no other service.
-DATABASES = {
-    "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
-}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Several writers (web requests, the in-process tasks) share one file: wait for
-    # the lock instead of failing at once.
-    # WAL lets pages read while a submission writes; "normal" sync is still crash-safe
-    # in WAL mode and saves an fsync per commit. SQLite remains the embedded default for
-    # a demo or a small crowd on one machine: production means PostgreSQL.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {
-            "timeout": 20,
-            "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        }
-    )
-else:
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-
 # PostgreSQL: parameters travel apart from the statement, and a statement a connection
 # has run PREPARE_THRESHOLD times is kept prepared on the server (psycopg's automatic
 # preparation), so the annotator loop's statements, the same few on every request, are
@@ -136,8 +115,38 @@ if POSTGRESQL_OPTIONS["prepare_threshold"] < 1:
         "DATABASE_PREPARE_THRESHOLD must be at least 1: migrations send statements of"
         " several commands, which PostgreSQL cannot prepare."
     )
-if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
-    DATABASES["default"].setdefault("OPTIONS", {}).update(POSTGRESQL_OPTIONS)
+
+
+def database_from(named: dict) -> dict:
+    """The database a URL names (`env.db`), set up for its engine; options the URL gives
+    (`?sslmode=require`) are kept. Used here and by the production settings."""
+    options = named.setdefault("OPTIONS", {})
+    if named["ENGINE"] == "django.db.backends.sqlite3":
+        # Several writers (web requests, the in-process tasks) share one file: wait for
+        # the lock instead of failing at once.
+        # WAL lets pages read while a submission writes; "normal" sync is still crash-safe
+        # in WAL mode and saves an fsync per commit. SQLite remains the embedded default
+        # for a demo or a small crowd on one machine: production means PostgreSQL.
+        options.update(
+            {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            }
+        )
+    else:
+        named["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+        named["CONN_HEALTH_CHECKS"] = True
+        options.update(POSTGRESQL_OPTIONS)
+    return named
+
+
+# SQLite is the embedded default so that `make run` needs no other service.
+DATABASES = {
+    "default": database_from(
+        env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+    ),
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [

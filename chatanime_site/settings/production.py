@@ -5,15 +5,12 @@ process at start-up with ImproperlyConfigured instead of running on a default.
 """
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import database_from, env
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
-DATABASES = {"default": env.db("DATABASE_URL")}
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-DATABASES["default"]["OPTIONS"] = POSTGRESQL_OPTIONS  # noqa: F405
+DATABASES = {"default": database_from(env.db("DATABASE_URL"))}
 # Read again only to fail loudly when missing: base.py already built the Redis cache,
 # the broker URL and real (not in-process) task execution from the same variable.
 REDIS_URL = env("REDIS_URL")
