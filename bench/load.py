@@ -346,7 +346,8 @@ def main():
         )
     print(
         f"duplicates: {checks['duplicates']}, over-assigned items: {checks['over_assigned']}, "
-        f"items whose count differs from their judgments: {checks['count_drift']}"
+        f"items whose count differs from their judgments: {checks['count_drift']}, "
+        f"judgments filed under another study than their item's: {checks['misfiled']}"
     )
     print("\nqueries per annotator page")
     for page, n in prepared["queries"].items():

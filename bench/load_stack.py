@@ -240,7 +240,8 @@ def statistics_refresh() -> None:
 
 
 def integrity() -> dict:
-    """Duplicates and over-assignment, over everything the run saved."""
+    """Duplicates, over-assignment, items miscounted and judgments filed under another
+    study than their item's, over everything the run saved."""
     import psycopg
 
     url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
@@ -257,4 +258,13 @@ def integrity() -> dict:
             "SELECT count(*) FROM annotation_item i WHERE i.judgment_count <> "
             "(SELECT count(*) FROM annotation_judgment j WHERE j.item_id = i.id)"
         ).fetchone()[0]
-    return {"duplicates": duplicates, "over_assigned": over, "count_drift": drift}
+        misfiled = c.execute(
+            "SELECT count(*) FROM annotation_judgment j JOIN annotation_item i"
+            " ON i.id = j.item_id WHERE j.study_id <> i.study_id"
+        ).fetchone()[0]
+    return {
+        "duplicates": duplicates,
+        "over_assigned": over,
+        "count_drift": drift,
+        "misfiled": misfiled,
+    }

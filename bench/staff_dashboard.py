@@ -47,7 +47,8 @@ leases = Assignment.objects.bulk_create(
     Assignment(item_id=i, annotator_id=u, state="submitted", display_order=[0, 1],
                served_at=now, expires_at=now) for i, u in pairs)
 judgments = Judgment.objects.bulk_create(
-    Judgment(item_id=a.item_id, annotator_id=a.annotator_id, assignment=a, seconds_on_task=20,
+    Judgment(item_id=a.item_id, study=study, annotator_id=a.annotator_id, assignment=a,
+             seconds_on_task=20,
              submitted_at=now - timedelta(minutes=rng.randrange(3 * 24 * 60))) for a in leases)
 QualityFlag.objects.bulk_create(
     QualityFlag(annotator_id=j.annotator_id, study=study, judgment=j, kind=FlagKind.TOO_FAST)

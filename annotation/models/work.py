@@ -101,6 +101,12 @@ class Judgment(models.Model):
     answers they point at, so that the display order never has to be replayed."""
 
     item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="judgments")
+    # The item's study, kept with the judgment (an item never changes study): the
+    # progress line counts an annotator's judgments in open studies on every rating page,
+    # and through the items that join grew with every judgment they gave.
+    study = models.ForeignKey(
+        Study, on_delete=models.PROTECT, related_name="judgments", editable=False
+    )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
     )

@@ -135,16 +135,15 @@ def character_progress(study: Study) -> dict[int, tuple[int, int]]:
 
 def _judgments_by_study(user, start_of_day) -> dict[int, tuple[int, int]]:
     """Per study: the annotator's judgments, and those given since `start_of_day`. Read
-    from their own judgments outwards, in one pass: counted per study and character row
-    instead, the database joined every item of the study to them, twice per row (about
-    0.1 s per plan for the published data)."""
+    from their own judgments, in one pass: counted per study and character row instead,
+    the database joined every item of the study to them, twice per row (about 0.1 s per
+    plan for the published data)."""
     return {
         study_id: (done, done_today)
         for study_id, done, done_today in sql.rows(
-            "SELECT i.study_id, COUNT(*),"
+            "SELECT j.study_id, COUNT(*),"
             " SUM(CASE WHEN j.submitted_at >= %s THEN 1 ELSE 0 END)"
-            " FROM annotation_judgment j JOIN annotation_item i ON i.id = j.item_id"
-            " WHERE j.annotator_id = %s GROUP BY i.study_id",
+            " FROM annotation_judgment j WHERE j.annotator_id = %s GROUP BY j.study_id",
             [sql.db_moment(start_of_day), user.pk],
         )
     }

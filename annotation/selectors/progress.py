@@ -39,9 +39,8 @@ def progress_of(user) -> Progress:
     done, leased, today, last_at, started_at, every_items, every_minutes = sql.one_row(
         "SELECT"
         " (SELECT COUNT(*) FROM annotation_judgment j"
-        "  JOIN annotation_item i ON i.id = j.item_id"
-        "  JOIN annotation_study s ON s.id = i.study_id"
-        "  WHERE j.annotator_id = %s AND s.status = %s),"
+        "  WHERE j.annotator_id = %s"
+        "  AND j.study_id IN (SELECT s.id FROM annotation_study s WHERE s.status = %s)),"
         " (SELECT COUNT(*) FROM annotation_assignment a"
         "  WHERE a.annotator_id = %s AND a.state = %s AND a.expires_at > %s),"
         " d.today, d.last_at, d.started_at, last.break_every_items, last.break_every_minutes"
@@ -51,9 +50,7 @@ def progress_of(user) -> Progress:
         f"  FROM (SELECT submitted_at, {since_previous} AS gap FROM annotation_judgment"
         "   WHERE annotator_id = %s AND submitted_at >= %s) given) d"
         " LEFT JOIN (SELECT s.break_every_items, s.break_every_minutes"
-        "  FROM annotation_judgment j"
-        "  JOIN annotation_item i ON i.id = j.item_id"
-        "  JOIN annotation_study s ON s.id = i.study_id"
+        "  FROM annotation_judgment j JOIN annotation_study s ON s.id = j.study_id"
         "  WHERE j.annotator_id = %s AND j.submitted_at >= %s"
         "  ORDER BY j.submitted_at DESC LIMIT 1) last ON 1 = 1",
         [

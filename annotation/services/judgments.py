@@ -207,6 +207,7 @@ def _judgment_of(
 
     judgment = Judgment(
         item=item,
+        study_id=item.study_id,
         annotator=user,
         assignment=assignment,
         submitted_at=now,
