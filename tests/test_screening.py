@@ -228,9 +228,7 @@ def test_the_written_readiness_agrees_with_the_step(
     characters = [luffy, Character.objects.exclude(pk=luffy.pk).first()]
     for character, status in zip(characters, qualifications, strict=False):
         Qualification.objects.create(profile=profile, character=character, status=status)
-    condition, params = ready_condition("%s")
-
-    (ready,) = sql.one_row(f"SELECT {condition}", [person.pk, *params])
+    (ready,) = sql.one_row(f"SELECT {ready_condition('%s')}", [person.pk])
 
     assert bool(ready) == (annotator_step(person) == Step.READY)
 

@@ -173,23 +173,21 @@ def lease_at_work(user, token: str) -> LeaseAtWork:
     study (status, rules), the annotator's standing and whether they hold another live
     lease (which spares the submission's next item a query of its own); the rest of the
     item, with its character and scenario, is the process's copy (`item_shown`)."""
-    ready, ready_params = ready_condition("a.annotator_id")
+    ready = ready_condition("a.annotator_id")
     row = sql.first_row(
         f"SELECT {sql.columns(Assignment, 'a')}, i.is_gold, i.judgment_count, {ready},"
         " EXISTS (SELECT 1 FROM annotation_assignment o"
         "  JOIN annotation_item oi ON oi.id = o.item_id"
         "  JOIN annotation_study os ON os.id = oi.study_id"
-        "  WHERE o.annotator_id = a.annotator_id AND o.id <> a.id AND o.state = %s"
-        "  AND o.expires_at > %s AND os.status = %s),"
+        "  WHERE o.annotator_id = a.annotator_id AND o.id <> a.id"
+        f"  AND o.state = {sql.literal(AssignmentState.ACTIVE)} AND o.expires_at > %s"
+        f"  AND os.status = {sql.literal(StudyStatus.OPEN)}),"
         f" {sql.columns(Study, 's')} FROM annotation_assignment a"
         " JOIN annotation_item i ON i.id = a.item_id"
         " JOIN annotation_study s ON s.id = i.study_id"
         " WHERE a.token = %s AND a.annotator_id = %s",
         [
-            *ready_params,
-            AssignmentState.ACTIVE.value,
             sql.db_moment(timezone.now()),
-            StudyStatus.OPEN.value,
             token,
             user.pk,
         ],

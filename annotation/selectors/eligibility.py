@@ -38,16 +38,11 @@ def current_lease(user, now, only_study) -> Assignment | None:
         "SELECT a.* FROM annotation_assignment a"
         " JOIN annotation_item i ON i.id = a.item_id"
         " JOIN annotation_study s ON s.id = i.study_id"
-        " WHERE a.annotator_id = %s AND a.state = %s AND a.expires_at > %s AND s.status = %s"
+        f" WHERE a.annotator_id = %s AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
+        f" AND a.expires_at > %s AND s.status = {sql.literal(StudyStatus.OPEN)}"
         + (" AND s.id = %s" if only_study is not None else "")
         + " ORDER BY a.served_at LIMIT 1",
-        [
-            user.pk,
-            AssignmentState.ACTIVE.value,
-            sql.db_moment(now),
-            StudyStatus.OPEN.value,
-            *([only_study.pk] if only_study is not None else []),
-        ],
+        [user.pk, sql.db_moment(now), *([only_study.pk] if only_study is not None else [])],
     )
     return next(iter(found), None)
 
@@ -67,10 +62,11 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
         " FROM annotation_study_characters sc"
         " JOIN annotation_study s ON s.id = sc.study_id"
         " LEFT JOIN annotation_studymembership m ON m.study_id = s.id AND m.annotator_id = %s"
-        " WHERE s.status = %s"
+        f" WHERE s.status = {sql.literal(StudyStatus.OPEN)}"
         "  AND EXISTS (SELECT 1 FROM annotation_qualification q"
         "   JOIN annotation_annotatorprofile p ON p.id = q.profile_id"
-        "   WHERE p.user_id = %s AND p.status = %s AND q.status = %s"
+        f"   WHERE p.user_id = %s AND p.status = {sql.literal(ProfileStatus.APPROVED)}"
+        f"   AND q.status = {sql.literal(QualificationStatus.APPROVED)}"
         "   AND q.character_id = sc.character_id)"
         # A study with members is open to its members only; their personal caps override
         # the study's, and a member assigned some characters rates only those.
@@ -89,15 +85,7 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
         "   JOIN annotation_item i ON i.id = ia.item_id WHERE a.author_id = %s)"
         + (" AND sc.study_id = %s" if only_study is not None else "")
         + " ORDER BY sc.study_id, sc.character_id",
-        [
-            user.pk,
-            StudyStatus.OPEN.value,
-            user.pk,
-            ProfileStatus.APPROVED.value,
-            QualificationStatus.APPROVED.value,
-            user.pk,
-            *([only_study.pk] if only_study is not None else []),
-        ],
+        [user.pk, user.pk, user.pk, *([only_study.pk] if only_study is not None else [])],
     )
     studies: dict[int, Study] = {}
     for character_id, member_cap, *study_row in found:
@@ -199,27 +187,23 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
         # One diversity set per character and annotator: a set costs whoever rates it the
         # pairs that show its answers, and several sets of one character would close
         # whole scenarios to them.
+        diversity = sql.literal(ItemKind.DIVERSITY)
         where.append(
-            "NOT (i.kind = %s AND i.character_id IN (SELECT d.character_id"
+            f"NOT (i.kind = {diversity} AND i.character_id IN (SELECT d.character_id"
             " FROM annotation_assignment a JOIN annotation_item d ON d.id = a.item_id"
-            " WHERE a.annotator_id = %s AND d.study_id = %s AND d.kind = %s))"
+            f" WHERE a.annotator_id = %s AND d.study_id = %s AND d.kind = {diversity}))"
         )
-        params += [ItemKind.DIVERSITY.value, user.pk, study.pk, ItemKind.DIVERSITY.value]
+        params += [user.pk, study.pk]
         # Live leases are few (one per annotator at work), so the items they fill up are
         # found from the leases rather than by counting leases for every item.
         where.append(
             "i.judgment_count < %s AND i.id NOT IN (SELECT a.item_id"
             " FROM annotation_assignment a JOIN annotation_item f ON f.id = a.item_id"
-            " WHERE f.study_id = %s AND a.state = %s AND a.expires_at > %s"
+            f" WHERE f.study_id = %s AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
+            " AND a.expires_at > %s"
             " GROUP BY a.item_id, f.judgment_count HAVING COUNT(*) >= %s - f.judgment_count)"
         )
-        params += [
-            study.overlap,
-            study.pk,
-            AssignmentState.ACTIVE.value,
-            sql.db_moment(now),
-            study.overlap,
-        ]
+        params += [study.overlap, study.pk, sql.db_moment(now), study.overlap]
     return Available(" AND ".join(f"({condition})" for condition in where), params)
 
 

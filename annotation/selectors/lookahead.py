@@ -36,8 +36,9 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
         pk: (character_id, scenario_id)
         for pk, character_id, scenario_id in sql.rows(
             "SELECT id, character_id, scenario_id FROM annotation_item"
-            f" WHERE id IN ({', '.join(['%s'] * len(candidate_ids))}) AND kind = %s",
-            [*candidate_ids, ItemKind.PAIR.value],
+            f" WHERE id IN ({', '.join(['%s'] * len(candidate_ids))})"
+            f" AND kind = {sql.literal(ItemKind.PAIR)}",
+            candidate_ids,
         )
     }
     if not group_of:
@@ -46,11 +47,11 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
     characters = {c for c, _s in wanted_groups}
     scenarios = {s for _c, s in wanted_groups}
     in_groups = (
-        "i.study_id = %s AND i.kind = %s AND i.is_gold = %s"
+        f"i.study_id = %s AND i.kind = {sql.literal(ItemKind.PAIR)} AND i.is_gold = %s"
         f" AND i.character_id IN ({', '.join(['%s'] * len(characters))})"
         f" AND i.scenario_id IN ({', '.join(['%s'] * len(scenarios))})"
     )
-    in_groups_params = [study.pk, ItemKind.PAIR.value, False, *characters, *scenarios]
+    in_groups_params = [study.pk, False, *characters, *scenarios]
     exposures: dict[int, set[int]] = {}
     judged: dict[int, int] = {}
     items_of: dict[tuple[int, int], list[int]] = {}
@@ -76,10 +77,11 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
     taken: Counter[tuple[int, tuple[int, int]]] = Counter()
     for item_id, annotator_id, live in sql.rows(
         "SELECT a.item_id, a.annotator_id,"
-        " CASE WHEN a.state = %s AND a.expires_at > %s THEN 1 ELSE 0 END"
+        f" CASE WHEN a.state = {sql.literal(AssignmentState.ACTIVE)}"
+        " AND a.expires_at > %s THEN 1 ELSE 0 END"
         f" FROM annotation_assignment a JOIN annotation_item i ON i.id = a.item_id"
         f" WHERE {in_groups}",
-        [AssignmentState.ACTIVE.value, sql.db_moment(now), *in_groups_params],
+        [sql.db_moment(now), *in_groups_params],
     ):
         if item_id in group_of_item:
             leased[item_id] += live

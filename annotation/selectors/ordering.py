@@ -88,14 +88,9 @@ def _best(items: Available, limit: int, *, character_id: int | None = None) -> l
         item_id
         for (item_id,) in sql.rows(
             f"SELECT i.id FROM annotation_item i WHERE {items.where}{by_character}"
-            " ORDER BY CASE WHEN i.kind = %s THEN 0 ELSE 1 END, i.judgment_count DESC,"
-            " RANDOM() LIMIT %s",
-            [
-                *items.params,
-                *([character_id] if character_id is not None else []),
-                ItemKind.DIVERSITY.value,
-                limit,
-            ],
+            f" ORDER BY CASE WHEN i.kind = {sql.literal(ItemKind.DIVERSITY)} THEN 0 ELSE 1 END,"
+            " i.judgment_count DESC, RANDOM() LIMIT %s",
+            [*items.params, *([character_id] if character_id is not None else []), limit],
         )
     ]
 

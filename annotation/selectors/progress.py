@@ -40,9 +40,11 @@ def progress_of(user) -> Progress:
         "SELECT"
         " (SELECT COUNT(*) FROM annotation_judgment j"
         "  WHERE j.annotator_id = %s"
-        "  AND j.study_id IN (SELECT s.id FROM annotation_study s WHERE s.status = %s)),"
+        "  AND j.study_id IN (SELECT s.id FROM annotation_study s"
+        f"  WHERE s.status = {sql.literal(StudyStatus.OPEN)})),"
         " (SELECT COUNT(*) FROM annotation_assignment a"
-        "  WHERE a.annotator_id = %s AND a.state = %s AND a.expires_at > %s),"
+        f"  WHERE a.annotator_id = %s AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
+        "  AND a.expires_at > %s),"
         " d.today, d.last_at, d.started_at, last.break_every_items, last.break_every_minutes"
         # A sitting starts at the judgment given more than SESSION_GAP after the one before.
         " FROM (SELECT COUNT(*) AS today, MAX(submitted_at) AS last_at,"
@@ -55,9 +57,7 @@ def progress_of(user) -> Progress:
         "  ORDER BY j.submitted_at DESC LIMIT 1) last ON 1 = 1",
         [
             user.pk,
-            StudyStatus.OPEN.value,
             user.pk,
-            AssignmentState.ACTIVE.value,
             sql.db_moment(now),
             SESSION_GAP // timedelta(milliseconds=1),
             user.pk,

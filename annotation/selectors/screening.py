@@ -48,18 +48,17 @@ def annotator_step(user) -> str:
     return Step.REJECTED
 
 
-def ready_condition(user_id_column: str) -> tuple[str, list]:
+def ready_condition(user_id_column: str) -> str:
     """`annotator_step(user) == Step.READY` as a condition of a written statement over
-    the user whose id is in `user_id_column`, with its parameters: consented, approved,
-    and approved for at least one character. The rating page and the submission ask it
-    inside their one read of the lease (`annotating.lease_at_work`) instead of in a
-    statement of their own."""
+    the user whose id is in `user_id_column`: consented, approved, and approved for at
+    least one character. The rating page and the submission ask it inside their one read
+    of the lease (`annotating.lease_at_work`) instead of in a statement of their own."""
     return (
         "EXISTS (SELECT 1 FROM annotation_annotatorprofile p"
         " JOIN annotation_qualification q ON q.profile_id = p.id"
         f" WHERE p.user_id = {user_id_column} AND p.consented_at IS NOT NULL"
-        " AND p.status = %s AND q.status = %s)",
-        [ProfileStatus.APPROVED.value, QualificationStatus.APPROVED.value],
+        f" AND p.status = {sql.literal(ProfileStatus.APPROVED)}"
+        f" AND q.status = {sql.literal(QualificationStatus.APPROVED)})"
     )
 
 

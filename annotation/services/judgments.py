@@ -79,17 +79,13 @@ def judgment_submit(
 # Only the lease's own columns in the condition: PostgreSQL re-checks them on the row a
 # concurrent submission just changed, so exactly one of two racing requests wins.
 _CLAIM = (
-    "UPDATE annotation_assignment SET state = %s WHERE id = %s AND state = %s AND expires_at > %s"
+    f"UPDATE annotation_assignment SET state = {sql.literal(AssignmentState.SUBMITTED)}"
+    f" WHERE id = %s AND state = {sql.literal(AssignmentState.ACTIVE)} AND expires_at > %s"
 )
 
 
 def _claim_params(assignment: Assignment, now) -> list:
-    return [
-        AssignmentState.SUBMITTED.value,
-        assignment.pk,
-        AssignmentState.ACTIVE.value,
-        sql.db_moment(now),
-    ]
+    return [assignment.pk, sql.db_moment(now)]
 
 
 def _record_in_one_statement(judgment: Judgment, ratings: dict, now) -> bool:

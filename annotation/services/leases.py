@@ -197,8 +197,9 @@ def _live_leases(item_id: int, now) -> tuple[str, list]:
     """The count of the item's live leases (written out: asked on every lease)."""
     return (
         "SELECT COUNT(*) FROM annotation_assignment"
-        " WHERE item_id = %s AND state = %s AND expires_at > %s",
-        [item_id, AssignmentState.ACTIVE.value, sql.db_moment(now)],
+        f" WHERE item_id = %s AND state = {sql.literal(AssignmentState.ACTIVE)}"
+        " AND expires_at > %s",
+        [item_id, sql.db_moment(now)],
     )
 
 
