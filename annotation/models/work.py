@@ -31,9 +31,17 @@ class Assignment(models.Model):
     The model keeps its name, since renaming it would rename its table and every relation."""
 
     token = models.CharField(max_length=32, unique=True, default=new_token)
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    # No index of their own for `item` and `annotator`: the indexes below begin with
+    # them. Every lease written, and every state it passes through, updates each index
+    # of the table, on the loop's every judgment.
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="assignments", db_index=False
+    )
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="assignments",
+        db_index=False,
     )
     state = models.CharField(max_length=10, choices=AssignmentState, default=AssignmentState.ACTIVE)
     # Slots in display order: [1, 0] shows the compared answer as A (left), the reference as B.
@@ -107,8 +115,12 @@ class Judgment(models.Model):
     study = models.ForeignKey(
         Study, on_delete=models.PROTECT, related_name="judgments", editable=False
     )
+    # Indexed by the (annotator, submitted_at) index below, which begins with it.
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="judgments",
+        db_index=False,
     )
     assignment = models.OneToOneField(Assignment, on_delete=models.PROTECT, related_name="judgment")
     submitted_at = models.DateTimeField()
@@ -155,11 +167,18 @@ class Rating(models.Model):
     """One value for one metric: of one answer of a pair, or (answer empty) of a whole
     diversity set."""
 
-    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="ratings")
+    # No index of their own for `judgment` (the unique constraint below begins with it) and
+    # `metric` (nothing reads ratings by metric; a metric that has ratings cannot be
+    # deleted): a judgment writes some twenty ratings, each entered in every index.
+    judgment = models.ForeignKey(
+        Judgment, on_delete=models.CASCADE, related_name="ratings", db_index=False
+    )
     answer = models.ForeignKey(
         Answer, null=True, blank=True, on_delete=models.PROTECT, related_name="ratings"
     )
-    metric = models.ForeignKey(Metric, on_delete=models.PROTECT, related_name="ratings")
+    metric = models.ForeignKey(
+        Metric, on_delete=models.PROTECT, related_name="ratings", db_index=False
+    )
     value = models.PositiveSmallIntegerField(
         validators=[MinValueValidator(1), MaxValueValidator(5)]
     )
@@ -184,8 +203,9 @@ class Rating(models.Model):
 class AnswerExposure(models.Model):
     """An answer an annotator has been shown within a study (rated or as context)."""
 
+    # Indexed by the unique constraint below, which begins with it.
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")

@@ -1,0 +1,184 @@
+"""CPU of the annotator's loop per judgment, in-process, without a load generator: the
+web process's own CPU and that of its PostgreSQL backend, read from the kernel.
+
+`bench/load.py` measures the loop as annotators meet it, but its figures move by about
+a tenth from one run to the next on a two-core machine, too much to tell a change of a
+few percent. Here one process plays `--annotators` annotators in turn (submit, receive
+the next item), `--judgments` cycles each, on a copy of a database that `bench/load.py
+--keep` left behind (the full study open, annotators who have already rated hundreds of
+items each, so that what grows with an annotator's history shows); each run starts from
+a fresh copy, with the cache emptied. The figures are medians over `--repeat` runs.
+There is no results worker and no concurrency: this is the cost of the loop's own code
+and statements, not of the machine under load.
+
+    .venv/bin/python bench/load.py --users 10 --crowd '' --seconds 50 --keep
+    .venv/bin/python bench/loop_cpu.py --repeat 3
+
+To compare two commits, run the script of each checkout against the same kept database;
+each copy is migrated forward by the checkout that measures it.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+REPO = Path(__file__).resolve().parent.parent
+SERVER = os.environ.get("BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432")
+REDIS_URL = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/9")
+SCRATCH = "chatanime_bench_loop_cpu"
+TOKEN = re.compile(rb'action="/annotate/([A-Za-z0-9_-]+)/"')
+
+
+def admin(*statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as connection:
+        for statement in statements:
+            connection.execute(statement)
+
+
+def fresh_copy(template: str) -> None:
+    admin(
+        f'DROP DATABASE IF EXISTS "{SCRATCH}"', f'CREATE DATABASE "{SCRATCH}" TEMPLATE "{template}"'
+    )
+    env = {**os.environ, **django_env()}
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/{SCRATCH}", autocommit=True) as connection:
+        connection.execute("ANALYZE")
+
+
+def one_run(args) -> dict:
+    """A child process per run: Django is set up once per process, against the copy."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", *sys.argv[1:]],
+        cwd=REPO,
+        env={**os.environ, **django_env()},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def django_env() -> dict:
+    return {
+        "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.production",
+        "DJANGO_SECRET_KEY": "bench-loop-cpu-" + "x" * 40,
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,testserver",
+        "DJANGO_SECURE_SSL_REDIRECT": "false",
+        "DATABASE_URL": f"{SERVER}/{SCRATCH}".replace("postgresql://", "postgres://"),
+        "REDIS_URL": REDIS_URL,
+        "DJANGO_LOG_LEVEL": "WARNING",
+    }
+
+
+def child(args) -> None:
+    sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    import redis
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+
+    from annotation.metric_definitions import PAIR_METRIC_SLUGS
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    form = urlencode(
+        {**{f"{p}-{slug}": "4" for p in "ab" for slug in PAIR_METRIC_SLUGS}, "preference": "tie"}
+    )
+    users = get_user_model().objects.filter(email__startswith="load").order_by("pk")
+    annotators = []
+    for user in users[: args.annotators]:
+        client = Client(headers={"X-Forwarded-Proto": "https"})
+        client.force_login(user)
+        page = client.get("/annotate/", secure=True, follow=True).content
+        found = TOKEN.search(page)
+        if found:
+            annotators.append([client, found.group(1).decode()])
+    if len(annotators) < args.annotators:
+        raise SystemExit(f"only {len(annotators)} annotators with an item to rate")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (backend,) = cursor.fetchone()
+
+    def backend_cpu() -> float:
+        fields = Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    database_before, own_before = backend_cpu(), time.process_time()
+    judgments = 0
+    for _ in range(args.judgments):
+        for annotator in annotators:
+            client, token = annotator
+            response = client.post(
+                f"/annotate/{token}/",
+                data=form,
+                content_type="application/x-www-form-urlencoded",
+                headers={"HX-Request": "true"},
+                secure=True,
+            )
+            assert response.status_code == 200, response.status_code
+            judgments += 1
+            found = TOKEN.search(response.content)
+            if found is None:
+                raise SystemExit("an annotator ran out of items; keep a larger database")
+            annotator[1] = found.group(1).decode()
+    print(
+        json.dumps(
+            {
+                "judgments": judgments,
+                "postgres_ms": (backend_cpu() - database_before) / judgments * 1000,
+                "web_ms": (time.process_time() - own_before) / judgments * 1000,
+            }
+        )
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", default="chatanime_bench_load", help="kept by load.py")
+    parser.add_argument("--annotators", type=int, default=10)
+    parser.add_argument("--judgments", type=int, default=50, help="per annotator and run")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    runs = []
+    for _ in range(args.repeat):
+        fresh_copy(args.database)
+        runs.append(one_run(args))
+        print(
+            f"run: {runs[-1]['judgments']} judgments, web process "
+            f"{runs[-1]['web_ms']:.2f} ms, PostgreSQL {runs[-1]['postgres_ms']:.2f} ms"
+        )
+    admin(f'DROP DATABASE IF EXISTS "{SCRATCH}"')
+    web = statistics.median(r["web_ms"] for r in runs)
+    database = statistics.median(r["postgres_ms"] for r in runs)
+    print(
+        f"CPU per judgment, median of {len(runs)} runs of {args.annotators} annotators × "
+        f"{args.judgments}: web process {web:.2f} ms, PostgreSQL {database:.2f} ms, "
+        f"together {web + database:.2f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
