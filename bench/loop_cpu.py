@@ -68,10 +68,11 @@ def one_run(args) -> dict:
         [sys.executable, __file__, "--child", *sys.argv[1:]],
         cwd=REPO,
         env={**os.environ, **django_env()},
-        check=True,
         capture_output=True,
         text=True,
     )
+    if out.returncode:
+        raise SystemExit(f"the measured run failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
