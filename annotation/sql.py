@@ -61,6 +61,19 @@ def literal(choice: str) -> str:
     return f"'{choice}'"
 
 
+def any_of(column: str, values) -> tuple[str, list]:
+    """`column` is one of `values`, as a condition and its parameters: one array on
+    PostgreSQL, so that the statement's text is the same for any number of values (it is
+    prepared once; see `insert_from`), and a list of parameters on SQLite, which has no
+    arrays."""
+    values = list(values)
+    if connection.vendor == "postgresql":
+        return f"{column} = ANY(%s)", [values]
+    if not values:
+        return "1 = 0", []
+    return f"{column} IN ({', '.join(['%s'] * len(values))})", values
+
+
 def db_moment(moment: datetime):
     """A moment as the database compares it (SQLite stores UTC text without a zone)."""
     return connection.ops.adapt_datetimefield_value(moment)
