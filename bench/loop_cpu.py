@@ -163,6 +163,14 @@ def main():
     if args.child:
         child(args)
         return
+    # The production settings serve static files from collectstatic's manifest.
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput"],
+        cwd=REPO,
+        env={**os.environ, **django_env()},
+        check=True,
+        capture_output=True,
+    )
     runs = []
     for _ in range(args.repeat):
         fresh_copy(args.database)

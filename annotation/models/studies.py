@@ -131,7 +131,8 @@ class Item(models.Model):
     """One blinded unit of work: a pair (reference answer vs compared answer of one
     character, scenario and round) or a diversity set (answers of one source)."""
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
+    # Indexed by the (study, character) index below, which begins with it.
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items", db_index=False)
     kind = models.CharField(max_length=10, choices=ItemKind)
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
     scenario = models.ForeignKey(
@@ -149,7 +150,10 @@ class Item(models.Model):
     )
 
     class Meta:
-        indexes = [models.Index(fields=["study", "character", "judgment_count"])]
+        # Not with `judgment_count`: every judgment changes it, and a changed column that
+        # an index holds makes PostgreSQL enter the row's new version in every index of
+        # the table, where an unindexed one lets it update the row in place.
+        indexes = [models.Index(fields=["study", "character"])]
 
     def __str__(self):
         return f"{self.study.slug} #{self.pk} ({self.kind})"
