@@ -47,7 +47,7 @@ end
 
 local account, form, headers, think, recovering, sent_at
 -- Globals, so that done() can read them from each thread.
-submitted, redirected, failed = 0, 0, 0
+submitted, redirected, failed, no_work = 0, 0, 0, 0
 cycle_ms = {}
 
 function init(args)
@@ -87,12 +87,21 @@ function delay()
   return math.floor(think * (0.5 + math.random()))
 end
 
+-- The page that says there is nothing to rate now: the annotator reached their cap, or
+-- every item they may take is done or held by others. The product's answer, not a
+-- failure: counted apart, and the annotator keeps asking.
+local function nothing_to_rate(status, body)
+  return status == 200 and body ~= nil and body:find('data-testid="no-work"', 1, true) ~= nil
+end
+
 function response(status, response_headers, body)
   if recovering then
     local token = (response_headers["Location"] or ""):match("/annotate/([%w_-]+)/$")
     if status == 302 and token then
       account.token, recovering = token, false
       redirected = redirected + 1
+    elseif nothing_to_rate(status, body) then
+      no_work = no_work + 1
     else
       failed = failed + 1
     end
@@ -103,9 +112,16 @@ function response(status, response_headers, body)
     submitted = submitted + 1
     cycle_ms[submitted] = now_ms() - sent_at
     account.token = token
+  elseif nothing_to_rate(status, body) then
+    no_work = no_work + 1
+    recovering = true
   else
     failed = failed + 1
     recovering = true
+    -- What the first few failures answered, for the log (one line each).
+    if failed <= 3 then
+      io.write("FAILED " .. status .. " " .. (body or ""):sub(1, 2000):gsub("%s+", " ") .. "\n")
+    end
   end
 end
 
@@ -115,19 +131,21 @@ local function percentile(sorted, p)
 end
 
 function done(summary, latency, requests)
-  local ok, bad, redirects, cycles = 0, 0, 0, {}
+  local ok, bad, redirects, idle, cycles = 0, 0, 0, 0, {}
   for _, thread in ipairs(threads) do
     ok = ok + (thread:get("submitted") or 0)
     bad = bad + (thread:get("failed") or 0)
     redirects = redirects + (thread:get("redirected") or 0)
+    idle = idle + (thread:get("no_work") or 0)
     for _, ms in ipairs(thread:get("cycle_ms") or {}) do cycles[#cycles + 1] = ms end
   end
   table.sort(cycles)
   io.write(string.format(
     'RESULT {"requests": %d, "seconds": %.3f, "submitted": %d, "failed": %d, ' ..
-    '"recovered": %d, "socket_errors": %d, "p50": %.1f, "p95": %.1f, "p99": %.1f, ' ..
+    '"recovered": %d, "no_work": %d, "socket_errors": %d, "p50": %.1f, "p95": %.1f, ' ..
+    '"p99": %.1f, ' ..
     '"non_2xx": %d, "wrk_p50": %.1f, "wrk_p95": %.1f}\n',
-    summary.requests, summary.duration / 1e6, ok, bad, redirects,
+    summary.requests, summary.duration / 1e6, ok, bad, redirects, idle,
     summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
     percentile(cycles, 50), percentile(cycles, 95), percentile(cycles, 99),
     summary.errors.status, latency:percentile(50) / 1000, latency:percentile(95) / 1000))

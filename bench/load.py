@@ -349,6 +349,12 @@ def main():
         f"items whose count differs from their judgments: {checks['count_drift']}, "
         f"judgments filed under another study than their item's: {checks['misfiled']}"
     )
+    idle = [f"{r['users']}: {r['no_work']}" for r in results if r.get("no_work")]
+    if idle:
+        print(
+            "answers 'nothing to rate now' (an annotator at their cap; not errors), per level: "
+            + ", ".join(idle)
+        )
     print("\nqueries per annotator page")
     for page, n in prepared["queries"].items():
         print(f"  {page:<24}{n:>4}")

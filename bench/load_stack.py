@@ -5,6 +5,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -140,9 +141,10 @@ def wrk(args: list[str], env: dict) -> dict:
     out = subprocess.run(
         ["wrk", *args], env={**os.environ, **env}, capture_output=True, text=True, check=False
     )
+    failures = [line for line in out.stdout.splitlines() if line.startswith("FAILED ")]
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
-            return json.loads(line.removeprefix("RESULT "))
+            return {**json.loads(line.removeprefix("RESULT ")), "failures": failures}
     if "Requests/sec:" in out.stdout:
         return {"rps": float(out.stdout.split("Requests/sec:")[1].split()[0])}
     raise SystemExit(f"wrk failed: {out.stdout}\n{out.stderr}")
@@ -167,6 +169,8 @@ def run_level(
     before = judgments_saved()
     results_worker = process_tree(worker_pid) if worker_pid else []
     cpu = CpuSplit(gunicorn_workers(master_pid), results_worker)
+    analyze = AutoAnalyze()
+    analyze.start()
     result = wrk(
         [
             "-t",
@@ -191,6 +195,12 @@ def run_level(
     # wrk stops without waiting for the answers still in flight; the server goes on
     # saving them. They belong to this level: counted here, not in the next one's window.
     after = settled_judgments()
+    analyzed = analyze.stop()
+    if result["failures"]:
+        # What the first failed submissions of each annotator were answered, to read.
+        (out_dir / f"failures-{users}-{think:g}.txt").write_text(
+            "\n".join(result["failures"]) + "\n"
+        )
     saved = after - before
     split = cpu.per(saved)
     return {
@@ -206,6 +216,8 @@ def run_level(
         # Of which: answers other than 200, and connections that failed or timed out.
         "failed": result["failed"],
         "socket_errors": result["socket_errors"],
+        # Not errors: "nothing to rate now" pages (an annotator at their cap).
+        "no_work": result["no_work"],
         "ok": result["submitted"],
         "saved": saved,
         "cpu_ms_per_judgment": split["web"],
@@ -213,6 +225,7 @@ def run_level(
         "postgres_cpu_ms_per_judgment": split["postgres"],
         "redis_cpu_ms_per_judgment": split["redis"],
         "machine_cpu_ms_per_judgment": split["machine"],
+        "tables_analyzed": analyzed,
     }
 
 
@@ -226,6 +239,43 @@ def median_run(runs: list[dict]) -> dict:
     chosen["saved"] = sum(run["saved"] for run in runs)
     chosen["runs"] = [round(run["judgments_per_s"], 1) for run in runs]
     return chosen
+
+
+class AutoAnalyze(threading.Thread):
+    """While a level runs, ANALYZE each table of the scratch database once its rows
+    changed by more than autovacuum's threshold (50 plus 10 % of the table), checked
+    every few seconds: what autovacuum does on a server that has it. This machine's
+    PostgreSQL runs without it, and a level would otherwise run on statistics from its
+    start: the first level's on nearly empty tables, where PostgreSQL plans, and keeps
+    for the connection, scans that grow with every judgment (the foreign-key checks of a
+    judgment's ratings among them)."""
+
+    CHECK_SECONDS = 5
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.stopping = threading.Event()
+        self.analyzed = 0
+
+    def run(self):
+        import psycopg
+
+        url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
+        with psycopg.connect(url, autocommit=True) as c:
+            while not self.stopping.wait(self.CHECK_SECONDS):
+                for (table,) in c.execute(
+                    "SELECT s.relname FROM pg_stat_user_tables s"
+                    " JOIN pg_class c ON c.oid = s.relid"
+                    " WHERE s.n_mod_since_analyze > 50 + 0.1 * GREATEST(c.reltuples, 0)"
+                ).fetchall():
+                    c.execute(f'ANALYZE "{table}"')
+                    self.analyzed += 1
+
+    def stop(self) -> int:
+        """Stop, and say how many tables were analyzed."""
+        self.stopping.set()
+        self.join()
+        return self.analyzed
 
 
 def statistics_refresh() -> None:
