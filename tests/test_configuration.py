@@ -193,3 +193,10 @@ def test_the_embedded_sqlite_lets_pages_read_while_a_submission_writes(tmp_path)
     ).stdout.split()
 
     assert out == ["wal", "20000", "IMMEDIATE"]
+
+
+def test_a_results_refresh_spacing_below_one_is_refused_at_start_up():
+    result = run_manage("check", env={**PRODUCTION_ENV, "CHATANIME_RESULTS_REFRESH_SPACING": "0.5"})
+
+    assert result.returncode != 0
+    assert "CHATANIME_RESULTS_REFRESH_SPACING must be at least 1" in result.stderr

@@ -2,20 +2,21 @@
 decision that changes them (a burst costs one recompute), when staff ask, and from the
 beat schedule, which also catches up on refreshes the broker could not take."""
 
+from django.conf import settings
 from django.core.cache import cache
 
 from .. import enqueue
 from ..models import Study, StudyStatus
 
 RESULTS_REFRESH_TASK = "annotation.tasks.study_results_refresh"
-# Submissions within this many seconds of each other share one results refresh...
+# Submissions within this many seconds of each other share one results refresh, or
+# within CHATANIME_RESULTS_REFRESH_SPACING times the last recompute's duration, if
+# longer. A recompute reads every judgment of the study, so it grows with the study;
+# refreshes spaced by only two seconds would keep a worker busy without pause on a large
+# study, taking a core from the annotators on a small machine. Spaced by twice their own
+# duration (the default), they take at most about half of a worker's time, and results
+# lag by about three recomputes at most.
 RESULTS_REFRESH_DEBOUNCE_SECONDS = 2
-# ... or within this many times the last recompute's duration, if longer. A recompute
-# reads every judgment of the study, so it grows with the study; refreshes spaced by only
-# two seconds would keep a worker busy without pause on a large study, taking a core from
-# the annotators on a small machine. Spaced by twice their own duration, they take at
-# most about half of a worker's time, and results lag by about three recomputes at most.
-RESULTS_REFRESH_SPACING = 2
 
 
 def study_results_refresh_later(*, study_id: int) -> None:
@@ -30,7 +31,9 @@ def study_results_refresh_later(*, study_id: int) -> None:
     enqueue.on_commit(
         RESULTS_REFRESH_TASK,
         study_id,
-        debounce_seconds=max(RESULTS_REFRESH_DEBOUNCE_SECONDS, RESULTS_REFRESH_SPACING * last),
+        debounce_seconds=max(
+            RESULTS_REFRESH_DEBOUNCE_SECONDS, settings.CHATANIME_RESULTS_REFRESH_SPACING * last
+        ),
     )
 
 

@@ -19,7 +19,7 @@ from .refreshes import recompute_seconds_key
 
 def study_recompute(*, study: Study) -> StudyResults:
     """Everything the workers derive from a study, from one read of its ratings. How long
-    it took is kept, to space the next refreshes (`refreshes.RESULTS_REFRESH_SPACING`)."""
+    it took is kept, to space the next refreshes (`CHATANIME_RESULTS_REFRESH_SPACING`)."""
     started = time.perf_counter()
     data = load_ratings(study)
     # Computed once: the flags and the annotators' quality figures both use them.

@@ -212,6 +212,16 @@ CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = env.bool(
 )
 # ... and at most this often (seconds): results of the embedded default lag by as much.
 CHATANIME_IN_PROCESS_REFRESH_INTERVAL = env.int("CHATANIME_IN_PROCESS_REFRESH_INTERVAL", default=30)
+# A worker's results refreshes of one study are spaced by at least this many times the
+# last recompute's duration (annotation.services.refreshes): a worker spends at most
+# about 1 / this of its time on a large study, whose results lag by about this many
+# recomputes and one. Below 1 a worker would recompute without pause.
+CHATANIME_RESULTS_REFRESH_SPACING = env.float("CHATANIME_RESULTS_REFRESH_SPACING", default=2.0)
+if CHATANIME_RESULTS_REFRESH_SPACING < 1:
+    raise ImproperlyConfigured(
+        "CHATANIME_RESULTS_REFRESH_SPACING must be at least 1: below it a worker would"
+        " recompute a large study's results without pause."
+    )
 # Acknowledge after the task ran, so a worker killed mid-task gets its work redelivered;
 # every task is idempotent for that reason.
 CELERY_TASK_ACKS_LATE = True
