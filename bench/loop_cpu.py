@@ -30,22 +30,19 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 REPO = Path(__file__).resolve().parent.parent
-SERVER = os.environ.get("BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432")
+sys.path.insert(0, str(REPO))
+from bench import load_stack  # noqa: E402
+from bench.load_stack import admin_execute  # noqa: E402
+
+# The server of bench/load.py's databases, without a database name.
+SERVER = load_stack.SERVER.rsplit("/", 1)[0].replace("postgres://", "postgresql://")
 REDIS_URL = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/9")
 SCRATCH = "chatanime_bench_loop_cpu"
 TOKEN = re.compile(rb'action="/annotate/([A-Za-z0-9_-]+)/"')
 
 
-def admin(*statements: str) -> None:
-    import psycopg
-
-    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as connection:
-        for statement in statements:
-            connection.execute(statement)
-
-
 def fresh_copy(template: str) -> None:
-    admin(
+    admin_execute(
         f'DROP DATABASE IF EXISTS "{SCRATCH}"', f'CREATE DATABASE "{SCRATCH}" TEMPLATE "{template}"'
     )
     env = {**os.environ, **django_env()}
@@ -89,7 +86,6 @@ def django_env() -> dict:
 
 
 def child(args) -> None:
-    sys.path.insert(0, str(REPO))
     import django
 
     django.setup()
@@ -179,7 +175,7 @@ def main():
             f"run: {runs[-1]['judgments']} judgments, web process "
             f"{runs[-1]['web_ms']:.2f} ms, PostgreSQL {runs[-1]['postgres_ms']:.2f} ms"
         )
-    admin(f'DROP DATABASE IF EXISTS "{SCRATCH}"')
+    admin_execute(f'DROP DATABASE IF EXISTS "{SCRATCH}"')
     web = statistics.median(r["web_ms"] for r in runs)
     database = statistics.median(r["postgres_ms"] for r in runs)
     print(
