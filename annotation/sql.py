@@ -17,7 +17,7 @@ PostgreSQL in CI and on SQLite in `make test-fast`.
 import functools
 from datetime import UTC, datetime
 
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import Model
 
 
@@ -105,16 +105,33 @@ def columns(model: type[Model], alias: str) -> str:
 def instance[M: Model](model: type[M], values) -> M:
     """The `model` instance of a row's values read with `columns(model, …)`, converted as
     the ORM converts them (JSON text, SQLite's booleans and moments)."""
-    fields = model._meta.concrete_fields
+    wrapper = connections[connection.alias]
+    attnames, converters = _converters(model, wrapper)
     converted = []
-    for field, value in zip(fields, values, strict=True):
-        column = field.get_col(model._meta.db_table)
-        for converter in connection.ops.get_db_converters(column) + column.get_db_converters(
-            connection
-        ):
-            value = converter(value, column, connection)
+    for value, column_converters in zip(values, converters, strict=True):
+        for converter, column in column_converters:
+            value = converter(value, column, wrapper)
         converted.append(value)
-    return model.from_db(connection.alias, [field.attname for field in fields], converted)
+    return model.from_db(wrapper.alias, attnames, converted)
+
+
+@functools.cache
+def _converters(model: type[Model], wrapper) -> tuple[list[str], list[list[tuple]]]:
+    """The attribute names of `model`'s columns and each column's converters, as the ORM
+    finds them for every row it reads; found once per model and connection (each thread
+    has its own connection, and a converter may belong to it)."""
+    attnames, converters = [], []
+    for field in model._meta.concrete_fields:
+        column = field.get_col(model._meta.db_table)
+        attnames.append(field.attname)
+        converters.append(
+            [
+                (converter, column)
+                for converter in wrapper.ops.get_db_converters(column)
+                + column.get_db_converters(wrapper)
+            ]
+        )
+    return attnames, converters
 
 
 def insert(*objs: Model) -> None:
@@ -166,6 +183,19 @@ def insert_from(source: str, objs, *, taken: dict[str, str] | None = None) -> tu
     taken = taken or {}
     fields, statement = _insert_from_shape(type(objs[0]), source, tuple(taken.items()))
     return statement, [[_db_value(field, obj) for obj in objs] for field in fields]
+
+
+def insert_columns_from(
+    model: type[Model], source: str, columns: dict[str, list], *, taken: dict[str, str]
+) -> tuple[str, list]:
+    """`insert_from` for rows given column by column, each value already as the database
+    stores it (whole numbers, None): a judgment's twenty ratings are three columns of
+    numbers, and making a model instance of each only to read its numbers back through
+    the fields cost more CPU than the rest of the statement's preparation."""
+    fields, statement = _insert_from_shape(model, source, tuple(taken.items()))
+    if sorted(field.column for field in fields) != sorted(columns):
+        raise ValueError(f"give every column of {model.__name__} but the taken ones")
+    return statement, [columns[field.column] for field in fields]
 
 
 @functools.cache

@@ -1,14 +1,17 @@
 """annotation.sql.insert_from: the rows it writes are the instances given, with every
 column type the loop writes (keys, NULLs, JSON, text, moments), and none when its source
-has no row. PostgreSQL only: SQLite's submissions take the statements one by one."""
+has no row; insert_columns_from, the same for rows given column by column. PostgreSQL
+only: SQLite's submissions take the statements one by one."""
 
 import pytest
 from django.db import connection
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
-from annotation import sql
-from annotation.models import FlagKind, QualityFlag
+from annotation import services, sql
+from annotation.models import FlagKind, QualityFlag, Rating
+from tests.factories import lease_pair
+from tests.helpers import pair_submission
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
@@ -68,3 +71,42 @@ def test_one_statement_serves_any_number_of_rows(postgres, alice, study):
     three, params = sql.insert_from("source", flags)
 
     assert one == three and all(len(values) == 3 for values in params)
+
+
+def test_rows_given_by_column_are_written_as_given(postgres, alice, study):
+    judgment = services.judgment_submit(
+        user=alice, token=lease_pair(alice).token, submission=pair_submission()
+    )
+    given = list(judgment.ratings.order_by("pk").values_list("answer_id", "metric_id", "value"))
+    judgment.ratings.all().delete()
+    changed = [(answer, metric, 6 - value) for answer, metric, value in given]
+
+    statement, params = sql.insert_columns_from(
+        Rating,
+        "given_judgment",
+        {
+            "answer_id": [answer for answer, _metric, _value in changed],
+            "metric_id": [metric for _answer, metric, _value in changed],
+            "value": [value for _answer, _metric, value in changed],
+        },
+        taken={"judgment_id": "given_judgment.id"},
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH given_judgment AS (SELECT {judgment.pk} AS id) {statement}", params)
+
+    written = judgment.ratings.order_by("pk").values_list("answer_id", "metric_id", "value")
+    assert sorted(written) == sorted(changed)
+
+
+@pytest.mark.parametrize(
+    "columns",
+    [
+        {"answer_id": [1], "metric_id": [1]},  # one missing
+        {"answer_id": [1], "metric_id": [1], "value": [3], "judgment_id": [1]},  # a taken one
+    ],
+)
+def test_columns_that_are_not_the_rows_columns_are_refused(postgres, columns):
+    with pytest.raises(ValueError, match="every column of Rating"):
+        sql.insert_columns_from(
+            Rating, "given_judgment", columns, taken={"judgment_id": "given_judgment.id"}
+        )

@@ -95,14 +95,17 @@ def _record_in_one_statement(judgment: Judgment, ratings: dict, now) -> bool:
     five, each a round trip with its own planning, is the largest saving on the loop's
     every judgment. Nothing is written unless the lease was live; False then. Gold items
     take `_record`: their check reads the item's expectations first."""
-    rows = [
-        Rating(answer_id=answer_id, metric_id=metric_id, value=value)
-        for (answer_id, metric_id), value in ratings.items()
-    ]
     flags = quality.judgment_flags(judgment, ratings)
     judged_sql, judged_params = sql.insert_from("claimed", [judgment])
-    rated_sql, rated_params = sql.insert_from(
-        "judgment", rows, taken={"judgment_id": "judgment.id"}
+    rated_sql, rated_params = sql.insert_columns_from(
+        Rating,
+        "judgment",
+        {
+            "answer_id": [answer_id for answer_id, _metric_id in ratings],
+            "metric_id": [metric_id for _answer_id, metric_id in ratings],
+            "value": list(ratings.values()),
+        },
+        taken={"judgment_id": "judgment.id"},
     )
     queries = [
         (f"claimed AS ({_CLAIM} RETURNING id)", _claim_params(judgment.assignment, now)),
