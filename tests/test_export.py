@@ -369,8 +369,12 @@ def test_the_software_version_survives_a_missing_package_and_git(monkeypatch):
 
     monkeypatch.setattr(metadata, "version", not_installed)
     monkeypatch.setattr(subprocess, "run", no_git)
+    software_version.cache_clear()  # found once per process, as a new process would
 
-    assert software_version() == {"name": "chatanime", "version": "0.1.0", "revision": None}
+    try:
+        assert software_version() == {"name": "chatanime", "version": "0.1.0", "revision": None}
+    finally:
+        software_version.cache_clear()
 
 
 def test_snapshot_and_output_file_do_not_mix(filled, tmp_path):

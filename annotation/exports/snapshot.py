@@ -2,6 +2,7 @@
 that says what they are (study settings, metrics, row counts, checksums, software
 version, time, options) so that an analysis can cite exactly the data it used."""
 
+import functools
 import hashlib
 import json
 import os
@@ -34,9 +35,14 @@ MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "chatanime-export-snapshot/1"
 
 
+@functools.cache
 def software_version() -> dict:
     """The installed package's version, else pyproject's; the git revision when the
-    code is a checkout. Never fails: a snapshot is worth more than its provenance."""
+    code is a checkout. Never fails: a snapshot is worth more than its provenance.
+
+    Found once per process: the code a process runs is the code it loaded when it
+    started, whatever the checkout says later; and a results recompute, which names
+    the software on every run, would otherwise start `git` each time."""
     try:
         version = metadata.version("chatanime")
     except metadata.PackageNotFoundError:
