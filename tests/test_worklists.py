@@ -3,9 +3,17 @@ requests, and a plan is dropped as soon as staff change who may rate what."""
 
 import pytest
 from django.core.cache.backends.dummy import DummyCache
+from django.utils import timezone
 
 from annotation import services
-from annotation.models import AnswerExposure, Assignment, Qualification, QualificationStatus, Study
+from annotation.models import (
+    AnswerExposure,
+    Assignment,
+    ItemExposure,
+    Qualification,
+    QualificationStatus,
+    Study,
+)
 from annotation.selectors import ordering
 from annotation.services import worklists
 from tests.factories import approved_annotator
@@ -106,3 +114,26 @@ def test_a_plan_ordered_by_the_look_ahead_serves_one_request_only(
         AnswerExposure.objects.filter(annotator=alice).delete()
 
     assert len(plans) == 2
+
+
+@pytest.mark.parametrize("balance_characters", [True, False])
+def test_a_plan_never_offers_an_item_showing_an_answer_already_seen(
+    demo_dataset, luffy, natsume, balance_characters
+):
+    study = make_study(characters=[luffy, natsume])
+    Study.objects.filter(pk=study.pk).update(balance_characters=balance_characters)
+    alice = approved_annotator("alice@example.com", [luffy, natsume])
+    lease = services.assignment_next(user=alice)
+    seen = AnswerExposure.objects.filter(annotator=alice).values_list("answer_id", flat=True)
+    showing_seen = set(
+        ItemExposure.objects.filter(answer_id__in=seen)
+        .exclude(item=lease.item)
+        .values_list("item_id", flat=True)
+    )
+    assert showing_seen  # the other pairs of the scenario show the fan's answer too
+
+    plan = worklists.worklist_plan(alice, timezone.now())
+
+    planned = {item for planned_study in plan.studies for item in planned_study.items}
+    assert planned
+    assert not planned & showing_seen

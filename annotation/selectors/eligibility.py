@@ -178,13 +178,19 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
         # Every item they have had, in any study: an item belongs to one study, and
         # narrowing the leases to this one would join them to every item of the study.
         "i.id NOT IN (SELECT item_id FROM annotation_assignment WHERE annotator_id = %s)",
-        # Items that show an answer this annotator has already seen. Built from the (few)
-        # seen answers outwards, so the database probes a small set instead of every item.
+        # Items that show an answer this annotator has already seen. Built from the seen
+        # answers outwards, and only those of these characters (an item shows answers of
+        # its own character): after a few hundred judgments an annotator has seen about
+        # a thousand answers, and the items showing any of them were found by hashing
+        # every item exposure of the study (some 25 ms), where a character's few dozen
+        # are probed by index. Were an item ever to show another character's answer, the
+        # lease would still refuse it (`leases._expose_and_lease`).
         "i.id NOT IN (SELECT e.item_id FROM annotation_itemexposure e WHERE e.answer_id IN"
-        " (SELECT answer_id FROM annotation_answerexposure"
-        "  WHERE annotator_id = %s AND study_id = %s))",
+        " (SELECT x.answer_id FROM annotation_answerexposure x"
+        "  JOIN dialogues_answer a ON a.id = x.answer_id"
+        f"  WHERE x.annotator_id = %s AND x.study_id = %s AND a.character_id IN ({characters})))",
     ]
-    params = [study.pk, *character_ids, gold, user.pk, user.pk, study.pk]
+    params = [study.pk, *character_ids, gold, user.pk, user.pk, study.pk, *character_ids]
     if not gold:
         # One diversity set per character and annotator: a set costs whoever rates it the
         # pairs that show its answers, and several sets of one character would close

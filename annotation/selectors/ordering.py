@@ -63,11 +63,13 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
     stranding: list[int] = []
     looked_ahead = False
     for character_id in _characters_by_need(study, progress):
+        # Asked of this character alone, so that the seen answers it excludes are its own.
+        its_items = available_items(user, study, [character_id], now)
         if not _look_ahead(progress, tight, [character_id]):
-            found += _best(items, CANDIDATES - len(found), character_id=character_id)
+            found += _best(its_items, CANDIDATES - len(found))
         else:
             looked_ahead = True
-            ids = _best(items, LOOKAHEAD_CANDIDATES, character_id=character_id)
+            ids = _best(its_items, LOOKAHEAD_CANDIDATES)
             free, not_weighed, costly = _weighed(user, study, ids, now)
             found += free
             unweighed += not_weighed
@@ -78,19 +80,18 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
     return Candidates(found + unweighed + stranding, looked_ahead)
 
 
-def _best(items: Available, limit: int, *, character_id: int | None = None) -> list[int]:
-    """The first `limit` of `items` (of one character, when given) in the policy's order:
-    diversity sets first (a set is closed to anyone who has already seen one of its
-    answers in a pair, so late in a study nobody could take it), then items closest to
-    complete (so complete items appear early), then at random."""
-    by_character = " AND i.character_id = %s" if character_id is not None else ""
+def _best(items: Available, limit: int) -> list[int]:
+    """The first `limit` of `items` in the policy's order: diversity sets first (a set is
+    closed to anyone who has already seen one of its answers in a pair, so late in a
+    study nobody could take it), then items closest to complete (so complete items
+    appear early), then at random."""
     return [
         item_id
         for (item_id,) in sql.rows(
-            f"SELECT i.id FROM annotation_item i WHERE {items.where}{by_character}"
+            f"SELECT i.id FROM annotation_item i WHERE {items.where}"
             f" ORDER BY CASE WHEN i.kind = {sql.literal(ItemKind.DIVERSITY)} THEN 0 ELSE 1 END,"
             " i.judgment_count DESC, RANDOM() LIMIT %s",
-            [*items.params, *([character_id] if character_id is not None else []), limit],
+            [*items.params, limit],
         )
     ]
 
