@@ -115,11 +115,19 @@ def instance[M: Model](model: type[M], values) -> M:
     return model.from_db(wrapper.alias, attnames, converted)
 
 
-@functools.cache
 def _converters(model: type[Model], wrapper) -> tuple[list[str], list[list[tuple]]]:
     """The attribute names of `model`'s columns and each column's converters, as the ORM
     finds them for every row it reads; found once per model and connection (each thread
-    has its own connection, and a converter may belong to it)."""
+    has its own connection, and a converter may belong to it). Kept on the connection
+    itself, so that they go with it: a server that starts a thread per request (the
+    development server) makes a connection per thread."""
+    kept = wrapper.__dict__.setdefault("chatanime_converters", {})
+    if model not in kept:
+        kept[model] = _converters_found(model, wrapper)
+    return kept[model]
+
+
+def _converters_found(model: type[Model], wrapper) -> tuple[list[str], list[list[tuple]]]:
     attnames, converters = [], []
     for field in model._meta.concrete_fields:
         column = field.get_col(model._meta.db_table)
