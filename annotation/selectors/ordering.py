@@ -44,12 +44,14 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
     the study balances characters), then diversity sets, then items closest to
     completion, then at random. Near the end of a character's work, items whose taking
     would leave others' work undoable go last (see `stranding_costs_of`)."""
-    items = available_items(user, study, character_ids, now, gold=gold)
     if gold:
-        return Candidates(_best(items, CANDIDATES), False)
+        return Candidates(
+            _best(available_items(user, study, character_ids, now, gold=True), CANDIDATES), False
+        )
     progress = {c: study.progress[c] for c in character_ids if c in study.progress}
     tight = _tightly_staffed(study)
     if not study.balance_characters:
+        items = available_items(user, study, character_ids, now)
         if not _look_ahead(progress, tight, character_ids):
             return Candidates(_best(items, CANDIDATES), False)
         ids = _best(items, LOOKAHEAD_CANDIDATES)
