@@ -347,3 +347,14 @@ def test_without_a_broker_the_refresh_runs_beside_the_request_not_in_it(
 
     assert recomputed_on and threading.current_thread() not in recomputed_on
     assert StudyResults.objects.get(study=study).judgments == 1
+
+
+def test_a_refresh_replaces_the_study_results_in_place(simulated):
+    study, made, _truth = simulated
+    services.results_refresh(study=study)
+    StudyResults.objects.filter(study=study).update(judgments=0, payload={})
+
+    services.results_refresh(study=study)
+
+    (results,) = StudyResults.objects.filter(study=study)
+    assert results.judgments == made and results.payload["judgments"] == made

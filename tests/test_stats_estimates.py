@@ -124,3 +124,17 @@ def test_the_dense_and_the_sparse_bootstrap_agree(monkeypatch):
 
     assert np.allclose(dense.ci_low, sparse.ci_low) and np.allclose(dense.ci_high, sparse.ci_high)
     assert np.allclose(dense.mean, sparse.mean)
+
+
+def test_cluster_draws_are_those_of_a_fresh_generator_and_cannot_be_changed():
+    from annotation.stats.arrays import cluster_resampling
+
+    drawn = cluster_resampling(37, 50, 5)
+    fresh = np.random.default_rng(5).multinomial(37, np.full(37, 1 / 37), size=50)
+
+    assert np.array_equal(drawn, fresh)
+    assert (drawn.sum(axis=1) == 37).all()
+    assert cluster_resampling(37, 50, 5) is drawn
+    assert not np.array_equal(cluster_resampling(37, 50, 6), drawn)
+    with pytest.raises(ValueError):
+        drawn[0, 0] = 0

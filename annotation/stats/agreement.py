@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .arrays import cluster_resampling
+
 
 def counts_from_ratings(
     unit_index: np.ndarray, value_index: np.ndarray, n_values: int, n_units: int | None = None
@@ -247,8 +249,7 @@ def bootstrap_alpha_clustered(
     alpha = alpha_batch(per_cluster.sum(axis=0).reshape(1, size, size), values, level)[0]
     if draws == 0 or n_clusters < 2:
         return AlphaEstimate(float(alpha), float("nan"), float("nan"), n_units)
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=draws)
+    weights = cluster_resampling(n_clusters, draws, seed)
     boot = alpha_batch((weights @ per_cluster).reshape(draws, size, size), values, level)
     boot = boot[~np.isnan(boot)]
     if len(boot) == 0:

@@ -1,6 +1,7 @@
 """Array plumbing shared by the study figures: dense indexes over ids, row selections,
 clusters, and JSON-safe numbers. Pure numpy, no database."""
 
+import functools
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -34,6 +35,22 @@ def clean(value):
     if isinstance(value, np.integer):
         return int(value)
     return value
+
+
+@functools.lru_cache(maxsize=4)
+def cluster_resampling(n_clusters: int, draws: int, seed: int) -> np.ndarray:
+    """Bootstrap draws of clusters: row b holds how many times each of `n_clusters`
+    clusters is taken in draw b (the first draw of a generator seeded with `seed`).
+    Kept per process, read-only: for a study of 1,200 cells the 2,000 draws took about
+    a quarter of a whole results recompute, and a study's cells stay the same from one
+    recompute to the next once each has a judgment; the same seed gives the same draws,
+    so the figures are those drawn afresh. About 10 MB each at that size."""
+    rng = np.random.default_rng(seed)
+    drawn = rng.multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=draws)
+    # Counts of at most n_clusters: int32 halves what is kept.
+    drawn = drawn.astype(np.int32)
+    drawn.setflags(write=False)
+    return drawn
 
 
 def index_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

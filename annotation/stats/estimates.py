@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .arrays import cluster_resampling
 from .clustered import bradley_terry_two_way
 
 
@@ -227,8 +228,7 @@ def bradley_terry_bootstrap(
     if len(winner) == 0 or draws == 0:
         return estimate, np.full(n_sources, np.nan), np.full(n_sources, np.nan)
     n_clusters = int(cluster.max()) + 1
-    rng = np.random.default_rng(seed)
-    resampled = rng.multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=draws)
+    resampled = cluster_resampling(n_clusters, draws, seed)
     boot = np.array(
         [bradley_terry(wins_matrix(resampled[b, cluster].astype(float))) for b in range(draws)]
     )
@@ -356,8 +356,7 @@ def bradley_terry_estimates(
     estimate[index] = bradley_terry_batch(wins[sub][None])[0]
     if draws == 0:
         return StrengthEstimates(estimate, low, high, status)
-    rng = np.random.default_rng(seed)
-    resampled = rng.multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), size=draws)
+    resampled = cluster_resampling(n_clusters, draws, seed)
     boot_wins = wins_matrices(resampled, keep)[:, index][:, :, index]
     # A draw where a source is separated or did not play has no finite strength for it.
     games = (boot_wins + np.swapaxes(boot_wins, 1, 2)).sum(axis=2)
