@@ -302,12 +302,14 @@ def side_history(user, study: Study) -> SideHistory:
     the annotator's history: their pairs counted per (left, right) source, and the last
     two pairs' display orders."""
     # The annotator's pairs in the study are found once (a CTE read twice is computed
-    # once), then counted and their last two taken.
+    # once), then counted and their last two taken. Each lease's study is looked up by
+    # its item's key: joined to the items instead, PostgreSQL hashed every item of the
+    # study (24,000 rows, about 3 ms a plan) to keep an annotator's few hundred leases.
     found = sql.rows(
         "WITH mine AS (SELECT a.left_source_id, a.right_source_id, a.served_at, a.id,"
         "  a.display_order FROM annotation_assignment a"
-        "  JOIN annotation_item i ON i.id = a.item_id"
-        "  WHERE a.annotator_id = %s AND i.study_id = %s AND a.left_source_id IS NOT NULL)"
+        "  WHERE a.annotator_id = %s AND a.left_source_id IS NOT NULL"
+        "  AND (SELECT i.study_id FROM annotation_item i WHERE i.id = a.item_id) = %s)"
         " SELECT left_source_id, right_source_id, COUNT(*), NULL, NULL, NULL FROM mine"
         " GROUP BY left_source_id, right_source_id"
         " UNION ALL SELECT NULL, NULL, NULL, r.served_at, r.id, r.display_order FROM"
