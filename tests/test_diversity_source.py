@@ -9,7 +9,6 @@ from itertools import product
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from annotation import selectors, services
 from annotation.exports import export_chunks
@@ -18,6 +17,7 @@ from annotation.models import COUNTED_JUDGMENT_SQL, Item, ItemKind, Judgment, is
 from annotation.results.loading import load_ratings, load_ratings_rows
 from annotation.simulation import simulate_study
 from dialogues.models import Source
+from tests.fixtures.migrations import migrated_back_to
 from tests.fixtures.studies import make_study
 
 
@@ -81,12 +81,8 @@ AFTER = [("annotation", "0012_item_diversity_source")]
 
 @pytest.fixture
 def migrator(transactional_db):
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    executor.loader.build_graph()
-    yield executor
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    with migrated_back_to(BEFORE) as executor:
+        yield executor
 
 
 def test_existing_sets_get_the_source_of_their_answers(migrator):

@@ -6,14 +6,13 @@ for gold items and on SQLite), and carried onto judgments recorded before it exi
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.db.models import F
 from django.utils import timezone
 
 from annotation import services
 from annotation.models import Item, Judgment
 from tests.factories import lease_pair
+from tests.fixtures.migrations import migrated_back_to
 from tests.helpers import full_ratings
 
 
@@ -45,12 +44,8 @@ AFTER = [("annotation", "0013_judgment_study")]
 
 @pytest.fixture
 def migrator(transactional_db):
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    executor.loader.build_graph()
-    yield executor
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    with migrated_back_to(BEFORE) as executor:
+        yield executor
 
 
 def test_judgments_recorded_before_get_the_study_of_their_item(migrator):

@@ -1,8 +1,8 @@
 """Data migrations carry existing rows forward."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.fixtures.migrations import migrated_back_to
 
 BEFORE = [("annotation", "0008_staff_operations")]
 AFTER = [("annotation", "0009_flag_figures")]
@@ -10,12 +10,8 @@ AFTER = [("annotation", "0009_flag_figures")]
 
 @pytest.fixture
 def migrator(transactional_db):
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    executor.loader.build_graph()
-    yield executor
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    with migrated_back_to(BEFORE) as executor:
+        yield executor
 
 
 def test_flag_and_pause_sentences_become_figures(migrator):

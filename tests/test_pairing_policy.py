@@ -287,6 +287,7 @@ def test_items_closest_to_complete_are_served_first(demo_dataset, luffy):
 def test_the_least_complete_character_is_served_first(demo_dataset, luffy, natsume):
     study = make_study(overlap=3)
     Item.objects.filter(study=study, character=luffy).update(judgment_count=1)
+    services.character_progress_recount(study=study)
     annotator = approved_annotator("balanced@example.com", [luffy, natsume])
 
     assert services.assignment_next(user=annotator).item.character == natsume
@@ -351,6 +352,8 @@ def gold_study(demo_dataset, luffy):
         GoldExpectation.objects.create(
             item=item, answer=item.slots.get(slot=1).answer, metric_id=None, minimum=1, maximum=2
         )
+    # Marked here rather than in the admin, which recounts the character's progress.
+    services.character_progress_recount(study=study)
     return study
 
 

@@ -22,12 +22,12 @@ pytestmark = pytest.mark.django_db
 # With Redis the session is read from the cache (chatanime_site.sessions); without it
 # (`make test-fast`, `make run`) from the database, one query more.
 SESSION_READ = 0 if settings.SESSION_ENGINE == "chatanime_site.sessions" else 1
-# On PostgreSQL a submission writes the lease, the judgment, its ratings and flags and the
-# item's count in one statement, and a lease counts the item's live leases and is written
-# with the answers it shows in another (`services.judgments`, `services.leases`). SQLite
-# runs them one by one, the submission inside a transaction of its own (two savepoint
-# statements here): eight more.
-ONE_BY_ONE = 0 if connection.vendor == "postgresql" else 8
+# On PostgreSQL a submission writes the lease, the judgment, its ratings and flags, the
+# item's count and its character's in one statement, and a lease counts the item's live
+# leases and is written with the answers it shows in another (`services.judgments`,
+# `services.leases`). SQLite runs them one by one, the submission inside a transaction of
+# its own (two savepoint statements here): nine more.
+ONE_BY_ONE = 0 if connection.vendor == "postgresql" else 9
 NEXT_ITEM = 5 + SESSION_READ
 # The lease and whether the annotator may rate are one read (`selectors.lease_at_work`).
 RATING_PAGE = 4 + SESSION_READ

@@ -14,6 +14,7 @@ from .people import (
 )
 from .results import StudyResults
 from .studies import (
+    CharacterProgress,
     GoldExpectation,
     Item,
     ItemAnswer,
@@ -50,6 +51,7 @@ __all__ = [
     "AssignmentState",
     "AuditAction",
     "AuditEvent",
+    "CharacterProgress",
     "Dimension",
     "ExportJob",
     "ExportKind",

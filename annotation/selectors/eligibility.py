@@ -106,19 +106,19 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
 
 def character_progress(study: Study, character_ids) -> dict[int, tuple[int, int]]:
     """Per character of `character_ids` with items (gold aside): judgments given and
-    judgments wanted. Read afresh for every plan: it orders the characters and tells when
-    the end of a character's work is near, where the look-ahead must see the study as it
-    is (kept for even a few seconds, it let greedy choices strand judgments in the
-    completion tests). Only the annotator's characters: a fan rates a few of a study's
-    characters, and counting every item of the study cost several milliseconds a plan."""
+    judgments wanted. Read afresh for every plan, from the counts each submission keeps
+    (`CharacterProgress`): it orders the characters and tells when the end of a
+    character's work is near, where the look-ahead must see the study as it is (kept
+    for even a few seconds, it let greedy choices strand judgments in the completion
+    tests)."""
     # Written out, like the rest of a plan's fixed reads (see `annotation.sql`).
     characters, characters_params = sql.any_of("character_id", character_ids)
     return {
-        character_id: (done, items * study.overlap)
-        for character_id, done, items in sql.rows(
-            "SELECT character_id, SUM(judgment_count), COUNT(*) FROM annotation_item"
-            f" WHERE study_id = %s AND is_gold = %s AND {characters} GROUP BY character_id",
-            [study.pk, False, *characters_params],
+        character_id: (judgments, items * study.overlap)
+        for character_id, judgments, items in sql.rows(
+            "SELECT character_id, judgments, items FROM annotation_characterprogress"
+            f" WHERE study_id = %s AND items > 0 AND {characters}",
+            [study.pk, *characters_params],
         )
     }
 

@@ -49,6 +49,7 @@ from .screening import (
     screening_pass_mark,
 )
 from .studies import (
+    character_progress_recount,
     gold_expectations_of,
     gold_expectations_record,
     item_gold_record,
@@ -74,6 +75,7 @@ __all__ = [
     "assignment_check_active",
     "assignment_next",
     "assignment_skip",
+    "character_progress_recount",
     "characters_claim",
     "characters_with_quiz_ids",
     "consent_give",

@@ -88,6 +88,17 @@ def _claim_params(assignment: Assignment, now) -> list:
     return [assignment.pk, sql.db_moment(now)]
 
 
+# The character's progress in the study (`CharacterProgress`), gold aside.
+_PROGRESSED = (
+    "UPDATE annotation_characterprogress SET judgments = judgments + 1"
+    " WHERE study_id = %s AND character_id = %s"
+)
+
+
+def _progressed_params(judgment: Judgment) -> list:
+    return [judgment.study_id, judgment.item.character_id]
+
+
 def _record_in_one_statement(judgment: Judgment, ratings: dict, now) -> bool:
     """PostgreSQL: mark the lease submitted, write the judgment, its ratings and its
     flags, and count it on the item, all in one statement (data-modifying `WITH`
@@ -115,6 +126,10 @@ def _record_in_one_statement(judgment: Judgment, ratings: dict, now) -> bool:
             "counted AS (UPDATE annotation_item SET judgment_count = judgment_count + 1"
             " WHERE id = %s AND EXISTS (SELECT 1 FROM claimed))",
             [judgment.item_id],
+        ),
+        (
+            f"progressed AS ({_PROGRESSED} AND EXISTS (SELECT 1 FROM claimed))",
+            _progressed_params(judgment),
         ),
     ]
     if flags:
@@ -162,6 +177,8 @@ def _record(judgment: Judgment, ratings: dict, now) -> bool:
         "UPDATE annotation_item SET judgment_count = judgment_count + 1 WHERE id = %s",
         [judgment.item_id],
     )
+    if not judgment.item.is_gold:
+        sql.row_count(_PROGRESSED, _progressed_params(judgment))
     quality.judgment_checks(judgment=judgment, ratings=ratings)
     return True
 

@@ -3,6 +3,8 @@
 import random
 
 from django.db import transaction
+from django.db.models import Count, Q, Sum
+from django.db.models.functions import Coalesce
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
@@ -11,6 +13,7 @@ from dialogues.planner import planner_statistics_refresh
 
 from ..models import (
     AuditAction,
+    CharacterProgress,
     Item,
     ItemAnswer,
     ItemExposure,
@@ -182,7 +185,14 @@ def study_caps_set(*, study: Study, actor, caps: dict, note: str = "") -> Study:
 
 
 def item_gold_record(*, item: Item, actor, before: bool) -> None:
-    """Audit marking an item as gold (or unmarking it), made in the Django admin."""
+    """Audit marking an item as gold (or unmarking it), made in the Django admin, and
+    count its character's progress afresh once that is committed: a gold item is not part
+    of it. Counted after the commit, when the admin no longer holds the item's row, so that
+    it never waits on a submission that waits on the item."""
+    study, character_id = item.study, item.character_id
+    transaction.on_commit(
+        lambda: character_progress_recount(study=study, character_ids=[character_id])
+    )
     audit.record(
         actor=actor,
         action=AuditAction.STUDY_CHANGE,
@@ -192,6 +202,43 @@ def item_gold_record(*, item: Item, actor, before: bool) -> None:
         before={"is_gold": before},
         after={"is_gold": item.is_gold},
     )
+
+
+def character_progress_recount(*, study: Study, character_ids=None) -> None:
+    """Count the study's progress per character (`CharacterProgress`) afresh from its
+    items, gold aside; only `character_ids` when given. The rows are locked before the
+    items are read: a submission that counts a judgment of these characters has then
+    either committed, and its item's count is read here, or waits and counts it after."""
+    items = Item.objects.filter(study=study)
+    rows = CharacterProgress.objects.select_for_update().filter(study=study)
+    if character_ids is not None:
+        items = items.filter(character_id__in=character_ids)
+        rows = rows.filter(character_id__in=character_ids)
+    not_gold = Q(is_gold=False)
+    with transaction.atomic():
+        list(rows.values_list("pk", flat=True))
+        counted = (
+            items.order_by()
+            .values("character_id")
+            .annotate(
+                items=Count("pk", filter=not_gold),
+                judgments=Coalesce(Sum("judgment_count", filter=not_gold), 0),
+            )
+        )
+        CharacterProgress.objects.bulk_create(
+            [
+                CharacterProgress(
+                    study=study,
+                    character_id=row["character_id"],
+                    items=row["items"],
+                    judgments=row["judgments"],
+                )
+                for row in counted
+            ],
+            update_conflicts=True,
+            unique_fields=["study", "character"],
+            update_fields=["items", "judgments"],
+        )
 
 
 def gold_expectations_of(item: Item) -> list[dict]:
@@ -317,3 +364,4 @@ def _generate_items(study: Study) -> None:
         ),
         batch_size=BATCH_SIZE,
     )
+    character_progress_recount(study=study)
