@@ -9,6 +9,7 @@ from django.db.models import Avg, Count
 
 from annotation import services
 from annotation.models import Judgment, Rating, Study, StudyResults
+from annotation.results.loading import load_preference_rows, load_ratings
 from annotation.simulation import simulate_study
 from dialogues.models import Source
 from tests.factories import UserFactory, approved_annotator
@@ -358,3 +359,24 @@ def test_a_refresh_replaces_the_study_results_in_place(simulated):
 
     (results,) = StudyResults.objects.filter(study=study)
     assert results.judgments == made and results.payload["judgments"] == made
+
+
+def test_preferences_name_the_sources_of_the_answers_chosen(simulated):
+    study, _made, _truth = simulated
+    data = load_ratings(study)
+    nothing = {name: column[:0] for name, column in data.items()}
+
+    rows = load_preference_rows(study, data)
+
+    # Without the ratings to take them from, the sources are read by answer.
+    assert rows == load_preference_rows(study, nothing)
+    pairs = Judgment.objects.filter(study=study, item__kind="pair").order_by("pk")
+    assert len(rows) == pairs.count() > 0
+    for row, judgment in zip(rows, pairs, strict=True):
+        preferred = judgment.preferred_answer
+        guess = judgment.human_guess
+        assert row[2] == (preferred.source_id if preferred else None)
+        assert row[3] == judgment.is_tie and row[5] == judgment.human_guess_asked
+        assert row[4] == (guess.source_id if guess else None)
+        assert row[8] == judgment.annotator.annotator_profile.pseudonym
+    assert any(row[2] for row in rows) and any(row[4] for row in rows)

@@ -8,12 +8,12 @@ from django.conf import settings
 
 from dialogues.models import Source
 
-from ..models import Dimension, ItemKind, Judgment, Metric, Study
+from ..models import Dimension, Judgment, Metric, Study
 from ..stats.annotators import deviations_of
 from ..stats.rules import Rules
 from ..stats.study import MetricInfo, SourceInfo, StudyInputs, study_figures
 from .annotators import study_annotator_figures
-from .loading import load_ratings
+from .loading import load_preference_rows, load_ratings
 from .schema import SCHEMA_VERSION, ResultsDocument
 
 # The dimensions a leaderboard averages over: `overall` holds diversity alone.
@@ -35,27 +35,14 @@ def study_inputs(study: Study, data=None) -> StudyInputs:
         for m in Metric.objects.order_by("position")
     ]
     sources = {s.pk: SourceInfo(s.slug, s.kind, s.display_name) for s in Source.objects.all()}
-    judgments = Judgment.objects.filter(item__study=study).counted()
-    rows = list(
-        judgments.filter(item__kind=ItemKind.PAIR).values_list(
-            "item__character_id",
-            "item__scenario_id",
-            "preferred_answer__source_id",
-            "is_tie",
-            "human_guess__source_id",
-            "human_guess_asked",
-            "assignment__left_source_id",
-            "assignment__right_source_id",
-            "annotator__annotator_profile__pseudonym",
-        )
-    )
+    data = data if data is not None else load_ratings(study)
     return StudyInputs(
-        data=data if data is not None else load_ratings(study),
+        data=data,
         metrics=metrics,
         sources=sources,
         reference_source=study.reference_source_id,
-        preference_rows=rows,
-        judgments=judgments.count(),
+        preference_rows=load_preference_rows(study, data),
+        judgments=Judgment.objects.filter(item__study=study).counted().count(),
         dimensions=LEADERBOARD_DIMENSIONS,
     )
 
