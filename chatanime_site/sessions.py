@@ -12,8 +12,11 @@ Only with a shared cache (Redis): a per-process memory cache would keep a sessio
 alive in one process after another logged it out (`settings.base`).
 """
 
+from django.contrib.auth import BACKEND_SESSION_KEY
 from django.contrib.sessions.backends import cached_db
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
+
+from .auth_backends import SUPERSEDED
 
 CACHED_SECONDS = 300
 
@@ -21,15 +24,21 @@ CACHED_SECONDS = 300
 class SessionStore(cached_db.SessionStore):
     def load(self):
         data = self._cache.get(self.cache_key)
-        if data is not None:
-            return data
-        stored = self._get_session_from_db()
-        if stored is None:
-            return {}
-        data = self.decode(stored.session_data)
-        self._cache.set(
-            self.cache_key, data, self._cached_for(self.get_expiry_age(expiry=stored.expire_date))
-        )
+        if data is None:
+            stored = self._get_session_from_db()
+            if stored is None:
+                return {}
+            data = self.decode(stored.session_data)
+            self._cache.set(
+                self.cache_key,
+                data,
+                self._cached_for(self.get_expiry_age(expiry=stored.expire_date)),
+            )
+        # A session started under Django's or allauth's own backend stays logged in: it is
+        # read as naming the site's version of it (`auth_backends`).
+        backend = data.get(BACKEND_SESSION_KEY)
+        if backend in SUPERSEDED:
+            data[BACKEND_SESSION_KEY] = SUPERSEDED[backend]
         return data
 
     def save(self, must_create=False):

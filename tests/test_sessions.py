@@ -4,7 +4,8 @@ the cache for long once the database has let them go (`chatanime_site.sessions`)
 import time
 
 import pytest
-from django.contrib.auth import get_user_model
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, get_user_model
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.db import connection
@@ -58,5 +59,40 @@ def test_a_session_the_cache_still_holds_ends_within_minutes(signed_in, monkeypa
 
     later = time.time() + sessions.CACHED_SECONDS + 1
     monkeypatch.setattr("django.core.cache.backends.locmem.time.time", lambda: later)
+
+    assert not signed_in_on_home(signed_in)
+
+
+@pytest.mark.parametrize(
+    "started_under",
+    [
+        "django.contrib.auth.backends.ModelBackend",
+        "allauth.account.auth_backends.AuthenticationBackend",
+    ],
+)
+@pytest.mark.parametrize("emptied_cache", [False, True])
+def test_a_session_started_under_a_superseded_backend_stays_signed_in(
+    signed_in, started_under, emptied_cache
+):
+    """Sessions started before the site's backends (`chatanime_site.auth_backends`) name
+    Django's or allauth's: their annotators are not logged out by the change."""
+    key = signed_in.session.session_key
+    store = sessions.SessionStore(key)
+    store[BACKEND_SESSION_KEY] = started_under
+    store.save()
+    if emptied_cache:
+        cache.clear()
+
+    assert signed_in_on_home(signed_in)
+    assert (
+        sessions.SessionStore(key).load()[BACKEND_SESSION_KEY] in settings.AUTHENTICATION_BACKENDS
+    )
+
+
+def test_a_session_naming_an_unknown_backend_is_signed_out(signed_in):
+    key = signed_in.session.session_key
+    store = sessions.SessionStore(key)
+    store[BACKEND_SESSION_KEY] = "somewhere.else.Backend"
+    store.save()
 
     assert not signed_in_on_home(signed_in)
