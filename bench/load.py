@@ -347,6 +347,7 @@ def main():
     print(
         f"duplicates: {checks['duplicates']}, over-assigned items: {checks['over_assigned']}, "
         f"items whose count differs from their judgments: {checks['count_drift']}, "
+        f"characters whose progress differs from their items: {checks['progress_drift']}, "
         f"judgments filed under another study than their item's: {checks['misfiled']}"
     )
     idle = [f"{r['users']}: {r['no_work']}" for r in results if r.get("no_work")]

@@ -290,8 +290,9 @@ def statistics_refresh() -> None:
 
 
 def integrity() -> dict:
-    """Duplicates, over-assignment, items miscounted and judgments filed under another
-    study than their item's, over everything the run saved."""
+    """Duplicates, over-assignment, items and characters' progress miscounted, and
+    judgments filed under another study than their item's, over everything the run
+    saved."""
     import psycopg
 
     url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
@@ -308,6 +309,12 @@ def integrity() -> dict:
             "SELECT count(*) FROM annotation_item i WHERE i.judgment_count <> "
             "(SELECT count(*) FROM annotation_judgment j WHERE j.item_id = i.id)"
         ).fetchone()[0]
+        progress_drift = c.execute(
+            "SELECT count(*) FROM annotation_characterprogress p"
+            " WHERE (p.items, p.judgments) <> (SELECT count(*), COALESCE(sum(i.judgment_count), 0)"
+            "  FROM annotation_item i WHERE i.study_id = p.study_id"
+            "  AND i.character_id = p.character_id AND NOT i.is_gold)"
+        ).fetchone()[0]
         misfiled = c.execute(
             "SELECT count(*) FROM annotation_judgment j JOIN annotation_item i"
             " ON i.id = j.item_id WHERE j.study_id <> i.study_id"
@@ -316,5 +323,6 @@ def integrity() -> dict:
         "duplicates": duplicates,
         "over_assigned": over,
         "count_drift": drift,
+        "progress_drift": progress_drift,
         "misfiled": misfiled,
     }
