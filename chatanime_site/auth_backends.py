@@ -6,6 +6,7 @@ classes are read as naming these (`chatanime_site.sessions`)."""
 
 from allauth.account.auth_backends import AuthenticationBackend
 from django.contrib.auth import backends, get_user_model
+from django.db import connection
 
 from annotation import sql
 
@@ -13,10 +14,9 @@ from annotation import sql
 def user_by_id(user_id):
     """The user with this primary key, or None."""
     User = get_user_model()
-    meta = User._meta
+    table, key = (connection.ops.quote_name(n) for n in (User._meta.db_table, User._meta.pk.column))
     row = sql.first_row(
-        f"SELECT {sql.columns(User, 'u')} FROM {meta.db_table} u WHERE u.{meta.pk.column} = %s",
-        [user_id],
+        f"SELECT {sql.columns(User, 'u')} FROM {table} u WHERE u.{key} = %s", [user_id]
     )
     return None if row is None else sql.instance(User, row)
 

@@ -34,12 +34,7 @@ class SessionStore(cached_db.SessionStore):
                 data,
                 self._cached_for(self.get_expiry_age(expiry=stored.expire_date)),
             )
-        # A session started under Django's or allauth's own backend stays logged in: it is
-        # read as naming the site's version of it (`auth_backends`).
-        backend = data.get(BACKEND_SESSION_KEY)
-        if backend in SUPERSEDED:
-            data[BACKEND_SESSION_KEY] = SUPERSEDED[backend]
-        return data
+        return read_as_current_backend(data)
 
     def save(self, must_create=False):
         DatabaseSessionStore.save(self, must_create)
@@ -48,3 +43,13 @@ class SessionStore(cached_db.SessionStore):
     @staticmethod
     def _cached_for(expiry_age: int) -> int:
         return min(expiry_age, CACHED_SECONDS)
+
+
+def read_as_current_backend(data: dict) -> dict:
+    """A session started under Django's or allauth's own backend stays signed in: it is
+    read as naming the site's version of it (`auth_backends`). Used by both of the site's
+    session engines (this one and `database_sessions`)."""
+    backend = data.get(BACKEND_SESSION_KEY)
+    if backend in SUPERSEDED:
+        data[BACKEND_SESSION_KEY] = SUPERSEDED[backend]
+    return data

@@ -4,13 +4,13 @@ recounted where items change otherwise, and always what the study's items count.
 import pytest
 from django.db.models import Count, Sum
 
-from annotation import services
+from annotation import selectors, services
 from annotation.models import CharacterProgress, GoldExpectation, Item, ItemKind, Judgment, Study
 from annotation.selectors import eligibility
 from tests.factories import approved_annotator
 from tests.fixtures.migrations import migrated_back_to
 from tests.fixtures.studies import make_study
-from tests.helpers import submit_item
+from tests.helpers import full_ratings, submit_item
 
 pytestmark = pytest.mark.django_db
 
@@ -145,4 +145,50 @@ def test_studies_made_before_get_their_progress_counted(migrator):
     assert {row.character_id: (row.judgments, row.items) for row in Progress.objects.all()} == {
         first.pk: (4, 3),
         second.pk: (2, 1),
+        gold_only.pk: (0, 0),
     }
+
+
+def test_a_judgment_of_an_item_marked_gold_since_it_was_served_does_not_count(demo_dataset, luffy):
+    study = make_study(rounds=(1,), characters=[luffy])
+    Study.objects.filter(pk=study.pk).update(gold_rate=0)
+    annotator = approved_annotator("marked@example.com", [luffy])
+    served = services.assignment_next(user=annotator)
+    page = selectors.own_lease(annotator, served.token)
+    assert not page.item.is_gold
+    # Staff mark it gold while the annotator rates it; the admin recounts after its commit.
+    Item.objects.filter(pk=served.item_id).update(is_gold=True)
+    services.character_progress_recount(study=study)
+
+    # The submission carries the lease as the rating page read it, before the change.
+    services.judgment_submit(
+        user=annotator,
+        token=page.token,
+        submission=services.Submission(
+            ratings=full_ratings(4), preference="a", human_guess="unsure"
+        ),
+        assignment=page,
+    )
+
+    assert Judgment.objects.filter(assignment=served).exists()
+    assert kept(study) == counted_from_items(study)
+
+
+def test_deleting_items_in_the_admin_recounts_their_characters(
+    admin_client, study, django_capture_on_commit_callbacks
+):
+    items = list(Item.objects.filter(study=study, kind=ItemKind.PAIR).order_by("pk")[:3])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post(f"/admin/annotation/item/{items[0].pk}/delete/", {"post": "yes"})
+        admin_client.post(
+            "/admin/annotation/item/",
+            {
+                "action": "delete_selected",
+                "_selected_action": [str(item.pk) for item in items[1:]],
+                "post": "yes",
+            },
+        )
+
+    assert not Item.objects.filter(pk__in=[item.pk for item in items]).exists()
+    assert kept(study) == counted_from_items(study)

@@ -127,7 +127,7 @@ def test_without_redis_sessions_stay_in_the_database_alone():
     )
 
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["django.contrib.sessions.backends.db"]
+    assert result.stdout.split() == ["chatanime_site.database_sessions"]
 
 
 def test_production_refuses_to_start_without_a_redis_url():

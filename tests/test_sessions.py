@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from chatanime_site import sessions
+from chatanime_site import database_sessions, sessions
 
 pytestmark = pytest.mark.django_db
 
@@ -87,6 +87,29 @@ def test_a_session_started_under_a_superseded_backend_stays_signed_in(
     assert (
         sessions.SessionStore(key).load()[BACKEND_SESSION_KEY] in settings.AUTHENTICATION_BACKENDS
     )
+
+
+@pytest.mark.parametrize(
+    "started_under",
+    [
+        "django.contrib.auth.backends.ModelBackend",
+        "allauth.account.auth_backends.AuthenticationBackend",
+    ],
+)
+def test_without_redis_too_a_session_of_a_superseded_backend_stays_signed_in(
+    settings, client, started_under
+):
+    settings.SESSION_ENGINE = "chatanime_site.database_sessions"
+    user = get_user_model().objects.create_user("dave", "dave@example.com", "pw-dave-123")
+    client.force_login(user)
+    session = Session.objects.get()
+    data = session.get_decoded()
+    data[BACKEND_SESSION_KEY] = started_under
+    Session.objects.filter(pk=session.pk).update(
+        session_data=database_sessions.SessionStore().encode(data)
+    )
+
+    assert signed_in_on_home(client)
 
 
 def test_a_session_naming_an_unknown_backend_is_signed_out(signed_in):

@@ -110,6 +110,20 @@ class ItemAdmin(admin.ModelAdmin):
         if change and before != obj.is_gold:
             services.item_gold_record(item=obj, actor=request.user, before=before)
 
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        services.character_progress_recount_later(study=obj.study, character_ids=[obj.character_id])
+
+    def delete_queryset(self, request, queryset):
+        affected: dict[int, set[int]] = {}
+        for study_id, character_id in queryset.values_list("study_id", "character_id"):
+            affected.setdefault(study_id, set()).add(character_id)
+        super().delete_queryset(request, queryset)
+        for study in Study.objects.filter(pk__in=affected):
+            services.character_progress_recount_later(
+                study=study, character_ids=sorted(affected[study.pk])
+            )
+
     def save_related(self, request, form, formsets, change):
         before = services.gold_expectations_of(form.instance)
         super().save_related(request, form, formsets, change)

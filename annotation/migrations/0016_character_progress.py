@@ -3,17 +3,23 @@
 
 import django.db.models.deletion
 from django.db import migrations, models
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
+from django.db.models.functions import Coalesce
 
 
 def count_from_items(apps, schema_editor):
     Item = apps.get_model("annotation", "Item")
     CharacterProgress = apps.get_model("annotation", "CharacterProgress")
+    # As `services.character_progress_recount` counts: a row for every character with
+    # items, gold ones left out of its figures.
+    not_gold = Q(is_gold=False)
     counted = (
-        Item.objects.filter(is_gold=False)
-        .order_by()
+        Item.objects.order_by()
         .values("study_id", "character_id")
-        .annotate(items=Count("pk"), judgments=Sum("judgment_count"))
+        .annotate(
+            items=Count("pk", filter=not_gold),
+            judgments=Coalesce(Sum("judgment_count", filter=not_gold), 0),
+        )
     )
     CharacterProgress.objects.bulk_create(
         (
@@ -21,7 +27,7 @@ def count_from_items(apps, schema_editor):
                 study_id=row["study_id"],
                 character_id=row["character_id"],
                 items=row["items"],
-                judgments=row["judgments"] or 0,
+                judgments=row["judgments"],
             )
             for row in counted
         ),

@@ -119,7 +119,7 @@ SELECT i.character_id, i.scenario_id, j.preferred_answer_id, j.is_tie, j.human_g
 FROM annotation_judgment j
 JOIN annotation_item i ON i.id = j.item_id
 JOIN annotation_assignment a ON a.id = j.assignment_id
-WHERE j.study_id = %s AND i.kind = 'pair' AND {COUNTED_JUDGMENT_SQL}
+WHERE i.study_id = %s AND i.kind = 'pair' AND {COUNTED_JUDGMENT_SQL}
 ORDER BY j.id
 """
 

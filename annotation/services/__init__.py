@@ -50,6 +50,7 @@ from .screening import (
 )
 from .studies import (
     character_progress_recount,
+    character_progress_recount_later,
     gold_expectations_of,
     gold_expectations_record,
     item_gold_record,
@@ -76,6 +77,7 @@ __all__ = [
     "assignment_next",
     "assignment_skip",
     "character_progress_recount",
+    "character_progress_recount_later",
     "characters_claim",
     "characters_with_quiz_ids",
     "consent_give",

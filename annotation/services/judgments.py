@@ -88,7 +88,10 @@ def _claim_params(assignment: Assignment, now) -> list:
     return [assignment.pk, sql.db_moment(now)]
 
 
-# The character's progress in the study (`CharacterProgress`), gold aside.
+# The character's progress in the study (`CharacterProgress`), gold aside. Whether the
+# item is gold is read from the row just counted, not from the copy the request read:
+# staff may have marked it since, and the recount that follows their change would then
+# not undo a count it did not see.
 _PROGRESSED = (
     "UPDATE annotation_characterprogress SET judgments = judgments + 1"
     " WHERE study_id = %s AND character_id = %s"
@@ -124,11 +127,11 @@ def _record_in_one_statement(judgment: Judgment, ratings: dict, now) -> bool:
         (f"rated AS ({rated_sql})", rated_params),
         (
             "counted AS (UPDATE annotation_item SET judgment_count = judgment_count + 1"
-            " WHERE id = %s AND EXISTS (SELECT 1 FROM claimed))",
+            " WHERE id = %s AND EXISTS (SELECT 1 FROM claimed) RETURNING is_gold)",
             [judgment.item_id],
         ),
         (
-            f"progressed AS ({_PROGRESSED} AND EXISTS (SELECT 1 FROM claimed))",
+            f"progressed AS ({_PROGRESSED} AND EXISTS (SELECT 1 FROM counted WHERE NOT is_gold))",
             _progressed_params(judgment),
         ),
     ]
@@ -173,11 +176,12 @@ def _record(judgment: Judgment, ratings: dict, now) -> bool:
             for value in (judgment.pk, answer_id, metric_id, rating)
         ],
     )
-    sql.row_count(
-        "UPDATE annotation_item SET judgment_count = judgment_count + 1 WHERE id = %s",
+    (is_gold,) = sql.one_row(
+        "UPDATE annotation_item SET judgment_count = judgment_count + 1 WHERE id = %s"
+        " RETURNING is_gold",
         [judgment.item_id],
     )
-    if not judgment.item.is_gold:
+    if not is_gold:
         sql.row_count(_PROGRESSED, _progressed_params(judgment))
     quality.judgment_checks(judgment=judgment, ratings=ratings)
     return True

@@ -189,10 +189,7 @@ def item_gold_record(*, item: Item, actor, before: bool) -> None:
     count its character's progress afresh once that is committed: a gold item is not part
     of it. Counted after the commit, when the admin no longer holds the item's row, so that
     it never waits on a submission that waits on the item."""
-    study, character_id = item.study, item.character_id
-    transaction.on_commit(
-        lambda: character_progress_recount(study=study, character_ids=[character_id])
-    )
+    character_progress_recount_later(study=item.study, character_ids=[item.character_id])
     audit.record(
         actor=actor,
         action=AuditAction.STUDY_CHANGE,
@@ -201,6 +198,15 @@ def item_gold_record(*, item: Item, actor, before: bool) -> None:
         study=item.study,
         before={"is_gold": before},
         after={"is_gold": item.is_gold},
+    )
+
+
+def character_progress_recount_later(*, study: Study, character_ids) -> None:
+    """`character_progress_recount` once the current transaction is committed: staff's
+    changes to items (in the admin) hold the items' rows until then, and a recount that
+    waited on a submission waiting on one of those rows would never end."""
+    transaction.on_commit(
+        lambda: character_progress_recount(study=study, character_ids=character_ids)
     )
 
 

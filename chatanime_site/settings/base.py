@@ -201,6 +201,8 @@ if REDIS_URL:
     SESSION_ENGINE = "chatanime_site.sessions"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Sessions in the database (chatanime_site.database_sessions).
+    SESSION_ENGINE = "chatanime_site.database_sessions"
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None
