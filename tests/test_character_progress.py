@@ -1,7 +1,10 @@
 """A study's progress per character (`CharacterProgress`): counted by each submission,
 recounted where items change otherwise, and always what the study's items count."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import CommandError, call_command
 from django.db.models import Count, Sum
 
 from annotation import selectors, services
@@ -192,3 +195,25 @@ def test_deleting_items_in_the_admin_recounts_their_characters(
 
     assert not Item.objects.filter(pk__in=[item.pk for item in items]).exists()
     assert kept(study) == counted_from_items(study)
+
+
+def test_recount_progress_repairs_a_drifted_count(demo_dataset, luffy):
+    study = make_study(characters=[luffy])
+    right = kept(study)
+    CharacterProgress.objects.filter(study=study).update(judgments=99, items=1)
+    out = StringIO()
+
+    call_command("recount_progress", stdout=out)
+
+    assert kept(study) == right == counted_from_items(study)
+    assert f"{study.slug}: 1 characters, 1 counted differently before" in out.getvalue()
+
+
+def test_recount_progress_of_an_unknown_study_changes_nothing(demo_dataset, luffy):
+    study = make_study(characters=[luffy])
+    CharacterProgress.objects.filter(study=study).update(judgments=99)
+
+    with pytest.raises(CommandError, match="no study"):
+        call_command("recount_progress", "--study", "nope")
+
+    assert kept(study)[luffy.pk][0] == 99
