@@ -116,8 +116,7 @@ def child(args) -> None:
         (backend,) = cursor.fetchone()
 
     def backend_cpu() -> float:
-        fields = Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return load_stack.cpu_ms([backend]) / 1000
 
     profiler = None
     if args.profile:

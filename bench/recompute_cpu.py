@@ -19,6 +19,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from bench import load_stack  # noqa: E402
 from bench.load_stack import admin_execute  # noqa: E402
 from bench.loop_cpu import SCRATCH, django_env, fresh_copy  # noqa: E402
 
@@ -58,8 +59,7 @@ def measure(repeat: int) -> tuple[list[float], list[float], int]:
         (backend,) = cursor.fetchone()
 
     def backend_cpu() -> float:
-        fields = Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return load_stack.cpu_ms([backend]) / 1000
 
     try:
         study_recompute(study=study)

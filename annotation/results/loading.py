@@ -5,7 +5,7 @@ import numpy as np
 from django.db import connection
 
 from .. import sql
-from ..models import COUNTED_JUDGMENT_SQL, AnnotatorProfile, Study
+from ..models import COUNTED_JUDGMENT_SQL, Study
 from ..stats.arrays import COLUMNS
 
 RATINGS_SQL = """
@@ -115,10 +115,11 @@ def _load_ratings_binary(study: Study) -> dict[str, np.ndarray]:
 
 PREFERENCES_SQL = f"""
 SELECT i.character_id, i.scenario_id, j.preferred_answer_id, j.is_tie, j.human_guess_id,
-       j.human_guess_asked, a.left_source_id, a.right_source_id, j.annotator_id
+       j.human_guess_asked, a.left_source_id, a.right_source_id, p.pseudonym
 FROM annotation_judgment j
 JOIN annotation_item i ON i.id = j.item_id
 JOIN annotation_assignment a ON a.id = j.assignment_id
+LEFT JOIN annotation_annotatorprofile p ON p.user_id = j.annotator_id
 WHERE i.study_id = %s AND i.kind = 'pair' AND {COUNTED_JUDGMENT_SQL}
 ORDER BY j.id
 """
@@ -148,7 +149,6 @@ def load_preference_rows(study: Study, data: dict[str, np.ndarray]) -> list[tupl
         source_of.update(
             sql.rows(f"SELECT id, source_id FROM dialogues_answer WHERE {condition}", params)
         )
-    pseudonyms = dict(AnnotatorProfile.objects.values_list("user_id", "pseudonym"))
     return [
         (
             character,
@@ -159,7 +159,7 @@ def load_preference_rows(study: Study, data: dict[str, np.ndarray]) -> list[tupl
             bool(asked),
             left,
             right,
-            pseudonyms.get(annotator),
+            pseudonym,
         )
-        for character, scenario, preferred, is_tie, guess, asked, left, right, annotator in found
+        for character, scenario, preferred, is_tie, guess, asked, left, right, pseudonym in found
     ]
