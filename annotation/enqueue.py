@@ -24,27 +24,52 @@ from django.db import transaction
 
 logger = logging.getLogger(__name__)
 
-# The debounced tasks this process queued itself, and until when (monotonic seconds) a
-# new request for the same task is known to be absorbed by it: until half its delay has
-# passed, so that it still starts after anything committed before the request, even on
-# a worker whose clock runs a little ahead. Asking the cache within that time would only
-# confirm it: a results refresh is asked for on every judgment, and this saves that
-# judgment two round trips to Redis (`services.refreshes`).
-_queued_here: dict[str, float] = {}
+# The debounced tasks known to be queued, and until when (monotonic seconds) a new request
+# for the same task is known to be absorbed by it: until half its delay has passed, so
+# that it still starts after anything committed before the request, even on a worker
+# whose clock runs a little ahead. Asking the cache within that time would only confirm
+# it: a results refresh is asked for on every judgment, and this saves that judgment two
+# round trips to Redis (`services.refreshes`). Known from queueing the task here, or from
+# its mark in the cache, which says when it was queued (`queued_elsewhere`): the
+# processes of a server that did not queue it then stop asking too.
+_known_queued: dict[str, float] = {}
 
 
-def _debounce_key(task_name: str, args) -> str:
+def debounce_key(task_name: str, *args) -> str:
+    """The cache key that marks a debounced task as queued; its value says when
+    (`_mark`)."""
     return f"enqueued:{task_name}:{':'.join(map(str, args))}"
 
 
 def queued_here(task_name: str, *args) -> bool:
-    """True while a debounced task this process queued will see what is committed now."""
-    return time.monotonic() < _queued_here.get(_debounce_key(task_name, args), 0.0)
+    """True while a debounced task known to be queued will see what is committed now."""
+    return time.monotonic() < _known_queued.get(debounce_key(task_name, *args), 0.0)
+
+
+def queued_elsewhere(task_name: str, *args, mark) -> bool:
+    """Whether `mark`, the task's debounce mark as read from the cache (None if there is
+    none), says that a task queued by another process will see what is committed now;
+    if so, it is remembered like a task queued here, for the same time."""
+    if not (isinstance(mark, tuple) and len(mark) == 2):
+        return False  # no mark, or one written before marks said when
+    queued_at, delay = mark
+    left = queued_at + delay / 2 - time.time()
+    if left <= 0:
+        return False
+    _known_queued[debounce_key(task_name, *args)] = time.monotonic() + left
+    return True
 
 
 def queued_here_forget() -> None:
-    """Forget the tasks this process queued (tests that empty the cache)."""
-    _queued_here.clear()
+    """Forget the tasks known to be queued (tests that empty the cache)."""
+    _known_queued.clear()
+
+
+def _mark(debounce_seconds: float) -> tuple[float, float]:
+    """A debounce mark's value: when the task was queued (the machine's clock, which
+    other processes and machines share within a little) and after how many seconds it
+    starts."""
+    return (time.time(), debounce_seconds)
 
 
 def send(task_name: str, *args, debounce_seconds: float = 0) -> bool:
@@ -66,8 +91,8 @@ def send(task_name: str, *args, debounce_seconds: float = 0) -> bool:
     if debounce_seconds:
         if queued_here(task_name, *args):
             return True
-        key = _debounce_key(task_name, args)
-        if not cache.add(key, 1, timeout=debounce_seconds):
+        key = debounce_key(task_name, *args)
+        if not cache.add(key, _mark(debounce_seconds), timeout=debounce_seconds):
             return True
     try:
         # Registered by AnnotationConfig.ready; looking the task up (rather than
@@ -78,7 +103,7 @@ def send(task_name: str, *args, debounce_seconds: float = 0) -> bool:
         logger.warning("could not enqueue %s%r", task_name, args, exc_info=True)
         return False
     if debounce_seconds:
-        _queued_here[_debounce_key(task_name, args)] = time.monotonic() + debounce_seconds / 2
+        _known_queued[debounce_key(task_name, *args)] = time.monotonic() + debounce_seconds / 2
     return True
 
 

@@ -164,8 +164,8 @@ def test_requests_soon_after_a_task_this_process_queued_do_not_ask_the_cache(
 
 
 def test_a_task_another_process_queued_is_asked_about_every_time(sent, settings, monkeypatch):
-    """This process does not know when the other's task starts, so it cannot skip the
-    cache on its account."""
+    """`send` alone does not read when the other's task starts, so it cannot skip the
+    cache on its account (`study_results_refresh_later` reads the mark first)."""
     settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
     asked = CacheAsked(monkeypatch, already_queued=True)
 
@@ -204,3 +204,70 @@ def test_a_results_refresh_already_queued_here_reads_nothing_from_the_cache(
         refreshes.study_results_refresh_later(study_id=study.pk)
 
     assert (sends, reads) == ([(study.pk,)], [])
+
+
+def test_a_mark_says_when_its_task_was_queued_and_when_it_starts(sent, settings, monkeypatch):
+    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    monkeypatch.setattr(enqueue.time, "time", lambda: 5000.0)
+
+    enqueue.send(TASK, 7, debounce_seconds=3)
+
+    assert cache.get(enqueue.debounce_key(TASK, 7)) == (5000.0, 3)
+
+
+def test_a_task_another_process_queued_is_known_from_its_mark_until_half_its_delay(monkeypatch):
+    wall, clock = [1000.0], [50.0]
+    monkeypatch.setattr(enqueue.time, "time", lambda: wall[0])
+    monkeypatch.setattr(enqueue.time, "monotonic", lambda: clock[0])
+    mark = (999.5, 2)  # queued half a second ago, starts in 1.5 s
+
+    assert enqueue.queued_elsewhere(TASK, 7, mark=mark)
+    clock[0] += 0.4  # before its half-delay (0.5 s from now): still known
+    assert enqueue.queued_here(TASK, 7) and not enqueue.queued_here(TASK, 8)
+    clock[0] += 0.2  # past it: the cache decides again
+    assert not enqueue.queued_here(TASK, 7)
+
+
+@pytest.mark.parametrize(
+    "mark",
+    [None, 1, (998.9, 2)],  # none; one written before marks said when; past half its delay
+    ids=["none", "undated", "late"],
+)
+def test_a_mark_that_does_not_promise_a_start_after_this_request_is_not_trusted(monkeypatch, mark):
+    monkeypatch.setattr(enqueue.time, "time", lambda: 1000.0)
+
+    assert not enqueue.queued_elsewhere(TASK, 7, mark=mark)
+    assert not enqueue.queued_here(TASK, 7)
+
+
+@pytest.mark.django_db
+def test_a_results_refresh_another_process_queued_is_read_once_then_known(
+    monkeypatch, settings, django_capture_on_commit_callbacks, study
+):
+    """The servers' other processes learn of the queued refresh from its mark, read with
+    the recompute's duration in one round trip, and stop asking."""
+    from annotation.services import refreshes
+
+    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    cache.clear()
+    # Another process queued the refresh a moment ago.
+    cache.add(
+        enqueue.debounce_key(RESULTS_REFRESH_TASK, study.pk),
+        enqueue._mark(RESULTS_REFRESH_DEBOUNCE_SECONDS),
+        timeout=RESULTS_REFRESH_DEBOUNCE_SECONDS,
+    )
+    sends, reads = [], []
+    monkeypatch.setattr(
+        current_app.tasks[RESULTS_REFRESH_TASK],
+        "apply_async",
+        lambda args, countdown=None: sends.append(args),
+    )
+    get_many = cache.get_many
+    monkeypatch.setattr(cache, "get_many", lambda keys: reads.append(keys) or get_many(keys))
+    monkeypatch.setattr(cache, "add", lambda *args, **kwargs: reads.append(args))
+
+    for _ in range(3):
+        with django_capture_on_commit_callbacks(execute=True):
+            refreshes.study_results_refresh_later(study_id=study.pk)
+
+    assert sends == [] and len(reads) == 1

@@ -23,11 +23,16 @@ def study_results_refresh_later(*, study_id: int) -> None:
     """Once the current transaction commits, debounced. A dead broker delays results and
     loses nothing: `open_studies_refresh` catches up."""
     # Asked here, before the delay is read from the cache, and not only by `enqueue.send`:
-    # a refresh this process queued will count this judgment too, and asking costs no
-    # round trip to Redis.
+    # a refresh known to be queued will count this judgment too, and asking costs no
+    # round trip to Redis. The refresh's mark is read with the delay, in the same round
+    # trip: when another process queued it, this one knows from then on too.
     if enqueue.queued_here(RESULTS_REFRESH_TASK, study_id):
         return
-    last = cache.get(recompute_seconds_key(study_id)) or 0
+    mark_key = enqueue.debounce_key(RESULTS_REFRESH_TASK, study_id)
+    found = cache.get_many([recompute_seconds_key(study_id), mark_key])
+    if enqueue.queued_elsewhere(RESULTS_REFRESH_TASK, study_id, mark=found.get(mark_key)):
+        return
+    last = found.get(recompute_seconds_key(study_id)) or 0
     enqueue.on_commit(
         RESULTS_REFRESH_TASK,
         study_id,
