@@ -36,3 +36,68 @@ def test_what_the_annotator_had_and_what_others_completed_is_not_left(demo_datas
     eligibility._open_work.clear()  # counted again at once, not within OPEN_WORK_SECONDS
 
     assert eligibility.items_left_estimate(alice) == before - 2
+
+
+class CacheReads:
+    """Counts the cache's reads of the items-left copies, answering as the cache would."""
+
+    def __init__(self, monkeypatch):
+        from django.core.cache import cache
+
+        self.keys = []
+        get = cache.get
+
+        def counted(key, *args, **kwargs):
+            if key.startswith("items-left:"):
+                self.keys.append(key)
+            return get(key, *args, **kwargs)
+
+        monkeypatch.setattr(cache, "get", counted)
+
+
+def test_a_process_keeps_the_estimate_it_read_until_its_two_minutes_are_over(
+    demo_dataset, luffy, monkeypatch
+):
+    from annotation.selectors import progress
+
+    make_study(characters=[luffy])
+    alice = approved_annotator("alice@example.com", [luffy])
+    reads = CacheReads(monkeypatch)
+    clock = [1_000_000.0]
+    monkeypatch.setattr(progress.time, "time", lambda: clock[0])
+
+    first = progress._items_left(alice, done=0)
+    assert progress._items_left(alice, done=2) == first - 2  # lowered by judgments since
+    assert len(reads.keys) == 1  # the second from this process's copy
+
+    clock[0] += progress.ITEMS_LEFT_SECONDS + 1
+    progress._items_left(alice, done=2)
+    assert len(reads.keys) == 2  # over: read (and here estimated) again
+
+
+def test_an_estimate_another_process_made_is_taken_from_the_cache(demo_dataset, luffy, monkeypatch):
+    from django.core.cache import cache
+
+    from annotation.selectors import progress
+
+    make_study(characters=[luffy])
+    alice = approved_annotator("alice@example.com", [luffy])
+    cache.set(f"items-left:{alice.pk}", (40, 3, progress.time.time() + 60), 60)
+    monkeypatch.setattr(
+        eligibility, "items_left_estimate", lambda user: pytest.fail("estimated again")
+    )
+
+    assert progress._items_left(alice, done=5) == 38
+
+
+def test_an_estimate_kept_before_copies_said_until_when_is_made_afresh(demo_dataset, luffy):
+    from django.core.cache import cache
+
+    from annotation.selectors import progress
+
+    make_study(characters=[luffy])
+    alice = approved_annotator("alice@example.com", [luffy])
+    cache.set(f"items-left:{alice.pk}", (40, 3), 60)
+
+    assert progress._items_left(alice, done=0) == eligibility.items_left_estimate(alice)
+    assert len(cache.get(f"items-left:{alice.pk}")) == 3

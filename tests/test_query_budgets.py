@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from annotation import services
 from annotation.models import AnswerExposure, Assignment
 from annotation.selectors import eligibility, metrics_cache_clear, ordering
+from annotation.selectors.progress import items_left_forget
 from tests.factories import approved_annotator, lease_pair
 from tests.fixtures.studies import late_scenario
 from tests.helpers import complete_form
@@ -82,6 +83,7 @@ def test_submit_and_next_with_cold_caches_stays_within_budget(
 ):
     cache.clear()
     metrics_cache_clear()
+    items_left_forget()
     ordering._staffing.clear()
     eligibility._open_work.clear()
     with django_assert_max_num_queries(SUBMIT_AND_NEXT_COLD):
