@@ -64,13 +64,30 @@ def test_a_source_without_rows_writes_nothing(postgres, alice, study):
 
 
 def test_one_statement_serves_any_number_of_rows(postgres, alice, study):
-    """Its text does not grow with the rows (psycopg keeps its parsing of it)."""
+    """Its text does not grow with the rows (psycopg keeps its parsing of it): one text
+    for a single row, a value per column, and one for any more, an array per column."""
     flags = flags_for(alice, study)
 
-    one, _ = sql.insert_from("source", flags[:1])
+    one, one_params = sql.insert_from("source", flags[:1])
+    two, _ = sql.insert_from("source", flags[:2])
     three, params = sql.insert_from("source", flags)
 
-    assert one == three and all(len(values) == 3 for values in params)
+    assert two == three and all(len(values) == 3 for values in params)
+    assert one != three and len(one_params) == len(params)
+    assert not any(isinstance(value, list) for value in one_params)
+
+
+def test_a_single_row_is_written_as_the_instance_given_or_not_at_all(postgres, alice, study):
+    source = f"(SELECT {alice.pk} AS user_id) AS source"
+    nothing = f"(SELECT {alice.pk} AS user_id WHERE false) AS source"
+
+    def seen(flag):
+        return {k: v for k, v in model_to_dict(flag).items() if k not in ("id", "resolved_by")}
+
+    for flag in flags_for(alice, study):  # moments, NULLs, JSON with Japanese and Chinese
+        assert written(nothing, [flag]) == []
+        (row,) = written(source, [flag])
+        assert seen(row) == seen(flag) and row.resolved_by_id == alice.pk
 
 
 def test_rows_given_by_column_are_written_as_given(postgres, alice, study):
