@@ -92,8 +92,8 @@ ITEMS_LEFT_KEPT_HERE = 10_000
 def _items_left(user, done: int) -> int:
     """The estimate of what is left scans the study's items, too costly for every page;
     it is cached for two minutes and lowered by each judgment given since. With Redis
-    down the cache answers "nothing there" (chatanime_site.cache) and it is estimated
-    afresh."""
+    down the cache answers "nothing there" (chatanime_site.cache) and each process
+    estimates it afresh, for its own two minutes."""
     kept = _items_left_here.get(user.pk)
     if kept is None or kept[2] <= time.time():
         kept = _items_left_shared(user, done)
