@@ -296,6 +296,7 @@ def main():
                         gunicorn.pid,
                         think,
                         worker_pid=results_worker.pid,
+                        redis_url=REDIS_URL,
                     )
                 )
                 used += users
@@ -323,7 +324,8 @@ def main():
     header = (
         f"{'annotators':>10}{'think s':>8}{'judg./s':>9}{'% health':>9}{'p50 ms':>8}"
         f"{'p95 ms':>8}{'p99 ms':>8}{'errors':>7}{'200s':>7}{'saved':>7}{'CPU ms/j':>9}"
-        f"{'worker ms/j':>12}{'PG ms/j':>8}{'Redis ms/j':>11}{'machine ms/j':>13}"
+        f"{'worker ms/j':>12}{'PG ms/j':>8}{'Redis ms/j':>11}{'Redis cmd/j':>12}"
+        f"{'machine ms/j':>13}"
     )
     print(header)
     for r in results:
@@ -342,7 +344,8 @@ def main():
             f"{r['median']:>8.0f}{r['p95']:>8.0f}{r['p99']:>8.0f}{r['errors']:>7}{r['ok']:>7}"
             f"{r['saved']:>7}{r['cpu_ms_per_judgment']:>9.0f}"
             f"{r['worker_cpu_ms_per_judgment']:>12.0f}{r['postgres_cpu_ms_per_judgment']:>8.1f}"
-            f"{r['redis_cpu_ms_per_judgment']:>11.1f}{r['machine_cpu_ms_per_judgment']:>13.1f}"
+            f"{r['redis_cpu_ms_per_judgment']:>11.1f}{r['redis_commands_per_judgment']:>12.1f}"
+            f"{r['machine_cpu_ms_per_judgment']:>13.1f}"
         )
     print(
         f"duplicates: {checks['duplicates']}, over-assigned items: {checks['over_assigned']}, "

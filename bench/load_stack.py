@@ -101,6 +101,22 @@ def machine_busy_ms() -> float:
     return 1000 * (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
+def redis_commands(redis_url: str | None) -> int:
+    """Commands the Redis server has run since it started, the /health/ check's PING
+    aside (INFO commandstats): over a level, the cache's, the sessions' and the broker's
+    round trips."""
+    if not redis_url:
+        return 0
+    import redis
+
+    stats = redis.Redis.from_url(redis_url).info("commandstats")
+    return sum(
+        entry["calls"]
+        for name, entry in stats.items()
+        if name not in ("cmdstat_ping", "cmdstat_info")
+    )
+
+
 class CpuSplit:
     """Where the machine's CPU went over a stretch of time: the web workers, the results
     worker, PostgreSQL, Redis and the whole machine (the rest is wrk, the kernel's
@@ -158,10 +174,20 @@ def health_rate(host, seconds=10) -> tuple[float, float]:
 
 
 def run_level(
-    users, seconds, host, accounts, metrics, out_dir, master_pid, think=0.0, worker_pid=None
+    users,
+    seconds,
+    host,
+    accounts,
+    metrics,
+    out_dir,
+    master_pid,
+    think=0.0,
+    worker_pid=None,
+    redis_url=None,
 ) -> dict:
     """One wrk run of `users` annotators; accounts are those not used by earlier levels.
-    `worker_pid`: the Celery worker recomputing results, whose CPU is counted too."""
+    `worker_pid`: the Celery worker recomputing results, whose CPU is counted too;
+    `redis_url`: the server whose commands per judgment are counted."""
     accounts_file = out_dir / f"accounts-{users}-{think:g}.txt"
     accounts_file.write_text(
         "".join(f"{a['session']} {a['csrf']} {a['token']}\n" for a in accounts[:users])
@@ -169,6 +195,7 @@ def run_level(
     before = judgments_saved()
     results_worker = process_tree(worker_pid) if worker_pid else []
     cpu = CpuSplit(gunicorn_workers(master_pid), results_worker)
+    commands_before = redis_commands(redis_url)
     analyze = AutoAnalyze()
     analyze.start()
     result = wrk(
@@ -203,6 +230,7 @@ def run_level(
         )
     saved = after - before
     split = cpu.per(saved)
+    commands = redis_commands(redis_url) - commands_before
     return {
         "users": users,
         "think": think,
@@ -224,6 +252,7 @@ def run_level(
         "worker_cpu_ms_per_judgment": split["worker"],
         "postgres_cpu_ms_per_judgment": split["postgres"],
         "redis_cpu_ms_per_judgment": split["redis"],
+        "redis_commands_per_judgment": commands / saved if saved and redis_url else float("nan"),
         "machine_cpu_ms_per_judgment": split["machine"],
         "tables_analyzed": analyzed,
     }
