@@ -52,6 +52,10 @@ VENV_BIN = Path(sys.executable).parent
 # The site's gunicorn settings, which the server started here reads too.
 GUNICORN = runpy.run_path(str(REPO / "gunicorn.conf.py"))
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "chatanime"
+# The Celery worker's CPU weight against the web server's, as in docker-compose.yml
+# (`cpu_shares: 256` against Docker's default 1024): on Linux, the nice value of its
+# scheduling group (autogroup) whose weight is closest, 272 against 1024.
+WORKER_CPU_NICE = 6
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/9")
 
 
@@ -193,6 +197,12 @@ def main():
     parser.add_argument(
         "--profile", type=int, default=0, help="profile this many submit + next cycles in-process"
     )
+    parser.add_argument(
+        "--worker-nice",
+        type=int,
+        default=WORKER_CPU_NICE,
+        help="nice value of the Celery worker's scheduling group (0: the web server's weight)",
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     args = parser.parse_args()
@@ -250,6 +260,7 @@ def main():
             loglevel="WARNING",
             pool="prefork",
             log=worker_log,
+            cpu_nice=args.worker_nice,
         )
     )
     gunicorn = subprocess.Popen(
