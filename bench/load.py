@@ -77,6 +77,7 @@ def prepare(args, host) -> dict:
     from annotation import services
     from annotation.metric_definitions import PAIR_METRIC_SLUGS
     from annotation.models import Assignment, ProfileStatus, Qualification
+    from annotation.selectors.ordering import tightly_staffed
     from dialogues.importer import import_chatanime
     from dialogues.models import Character, Source, SourceKind
 
@@ -135,11 +136,16 @@ def prepare(args, host) -> dict:
     queries["skip + next item"] = count(
         "post", f"/annotate/{token}/skip/", data={"reason": "unclear"}
     )
+    # With about as many annotators as the study needs, every request plans with the
+    # look-ahead (`ordering.tightly_staffed`): a costlier path than a study with slack, so
+    # a run with few annotators in all (a single small level, no crowd) measures that one.
+    tight = len(tightly_staffed(study))
     profile = cpu_profile(client, user, form, args.profile) if args.profile else ""
     connection.close()
     return {
         "profile": profile,
         "items": items,
+        "tightly_staffed": tight,
         "queries": queries,
         "accounts": {"host": host, "metrics": PAIR_METRIC_SLUGS, "annotators": accounts[:-1]},
     }
@@ -239,6 +245,12 @@ def main():
         f"prepared in {time.perf_counter() - started:.0f} s: {prepared['items']} items, "
         f"{len(prepared['accounts']['annotators'])} approved annotators"
     )
+    if prepared["tightly_staffed"]:
+        print(
+            f"{prepared['tightly_staffed']} characters have about the annotators they need:"
+            " every request to them plans with the look-ahead, the costlier path (more"
+            " levels, or a --crowd level, bring slack)"
+        )
 
     out_dir = Path(tempfile.mkdtemp(prefix="chatanime-load-"))
     gunicorn_log = open(out_dir / "gunicorn.log", "w")  # noqa: SIM115 (closed at exit)

@@ -27,7 +27,7 @@ LOOKAHEAD_CANDIDATES = 100
 # Weighed a few at a time, until a few that strand nothing are found (see `_weighed`).
 LOOKAHEAD_CHUNK = 10
 LOOKAHEAD_ALTERNATIVES = 3
-# How long a process trusts its count of a study's annotators (see `_tightly_staffed`).
+# How long a process trusts its count of a study's annotators (see `tightly_staffed`).
 STAFFING_CHECK_SECONDS = 60
 _staffing: dict[tuple[int, object], tuple[float, frozenset[int]]] = {}
 
@@ -49,7 +49,7 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
             _best(available_items(user, study, character_ids, now, gold=True), CANDIDATES), False
         )
     progress = {c: study.progress[c] for c in character_ids if c in study.progress}
-    tight = _tightly_staffed(study)
+    tight = tightly_staffed(study)
     if not study.balance_characters:
         items = available_items(user, study, character_ids, now)
         if not _look_ahead(progress, tight, character_ids):
@@ -112,7 +112,7 @@ def _look_ahead(progress: dict[int, tuple[int, int]], tight: frozenset[int], cha
     return wanted > 0 and wanted - done <= LOOKAHEAD_SHARE * wanted
 
 
-def _tightly_staffed(study: Study) -> frozenset[int]:
+def tightly_staffed(study: Study) -> frozenset[int]:
     """The study's characters with at least the annotators they need but at most
     LOOKAHEAD_STAFFING times as many. With fewer the study cannot finish whatever the
     order (staff see it on the capacity page); with more there is slack until the end.
