@@ -92,13 +92,16 @@ def _max_matching(open_slots, exposures, takers):
     of one maximum matching."""
     open_items = [item for item, slots in open_slots.items() if slots > 0]
     # `Taker.can_take` written out: this runs for every taker and item of every group the
-    # look-ahead weighs, and most takers have seen none of the group's answers.
+    # look-ahead weighs, and most takers have seen none of the group's answers: they share
+    # the one list of open items (only read from here on).
     eligible = [
         (
-            [item for item in open_items if not t.seen or t.seen.isdisjoint(exposures[item])]
-            if t.capacity > 0
-            else []
+            ([item for item in open_items if t.seen.isdisjoint(exposures[item])])
+            if t.seen
+            else open_items
         )
+        if t.capacity > 0
+        else []
         for t in takers
     ]
     holders: dict[int, list[int]] = {item: [] for item in open_slots}

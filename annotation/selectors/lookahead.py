@@ -1,6 +1,7 @@
 """The look-ahead near the end of a character's work: how many judgments nobody could
 give if this annotator took a candidate now."""
 
+import time
 from collections import Counter
 
 from .. import sql
@@ -17,6 +18,56 @@ from ..pairing import (
     stranding_costs,
 )
 from .studies import study_raters
+
+# How long a process trusts what it read of a study's staffing: who may rate each
+# character, and how many items of a scenario one annotator may take. Staffing changes
+# when staff approve annotators or change members, not from one request to the next, and
+# a tightly staffed study weighs candidates on every request (as `ordering.tightly_staffed`
+# counts its annotators once a minute). What a stale copy can get wrong is only the
+# look-ahead's estimate for that minute; every rule of a lease is decided when it is taken.
+STAFFING_SECONDS = 60
+_staffing: dict[tuple, tuple[float, object]] = {}
+NOBODY_SEEN: frozenset[int] = frozenset()
+
+
+def lookahead_forget() -> None:
+    """Drop this process's copies of studies' staffing (tests start from none)."""
+    _staffing.clear()
+
+
+def _kept(key: tuple, read):
+    """`read()`, or this process's copy of it from the last STAFFING_SECONDS."""
+    found = _staffing.get(key)
+    if found is not None and time.monotonic() - found[0] < STAFFING_SECONDS:
+        return found[1]
+    if len(_staffing) > 1000:
+        _staffing.clear()
+    value = read()
+    _staffing[key] = (time.monotonic(), value)
+    return value
+
+
+def _raters_of(study: Study, characters: set[int]) -> dict[int, list[int]]:
+    """character -> the annotators who may rate it in the study (`study_raters`)."""
+
+    def read() -> dict[int, list[int]]:
+        raters: dict[int, list[int]] = {}
+        for annotator_id, character_id in study_raters(study, characters).values_list(
+            "profile__user_id", "character_id"
+        ):
+            raters.setdefault(character_id, []).append(annotator_id)
+        return raters
+
+    return _kept(("raters", study.pk, study.created_at, frozenset(characters)), read)
+
+
+def _per_scenario(study: Study) -> int:
+    return _kept(
+        ("per scenario", study.pk, study.created_at),
+        lambda: items_one_annotator_can_take_per_scenario(
+            study.design, study.compared_sources.count() + 1
+        ),
+    )
 
 
 def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dict[int, int]:
@@ -96,11 +147,7 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
         [study.pk, *answers_params],
     ):
         seen.setdefault(annotator_id, set()).add(answer_id)
-    raters: dict[int, list[int]] = {}
-    for annotator_id, character_id in study_raters(study, characters).values_list(
-        "profile__user_id", "character_id"
-    ):
-        raters.setdefault(character_id, []).append(annotator_id)
+    raters = _raters_of(study, characters)
     if study.cap_per_annotator:
         # Whoever has reached the study's cap takes nothing more.
         done = Counter(
@@ -110,15 +157,18 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
             c: [a for a in people if done[a] < study.cap_per_annotator]
             for c, people in raters.items()
         }
-    per_scenario = items_one_annotator_can_take_per_scenario(
-        study.design, study.compared_sources.count() + 1
-    )
+    per_scenario = _per_scenario(study)
 
     def taker(annotator_id: int, group: tuple[int, int], answers: frozenset[int]) -> Taker:
+        # Most annotators have seen none of a group's answers: they share one empty set.
+        their_seen = seen.get(annotator_id)
         return Taker(
             capacity=per_scenario - taken[(annotator_id, group)],
-            seen=frozenset(seen.get(annotator_id, set()) & answers),
+            seen=frozenset(their_seen & answers) if their_seen else NOBODY_SEEN,
         )
+
+    # Read once: `user` is a lazy object whose every attribute costs a call.
+    my_id = user.pk
 
     groups: dict[tuple[int, int], ItemGroup] = {}
     for group, item_ids in items_of.items():
@@ -126,11 +176,11 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
         groups[group] = ItemGroup(
             open_slots={item: study.overlap - judged[item] - leased[item] for item in item_ids},
             exposures={item: frozenset(exposures[item]) for item in item_ids},
-            me=taker(user.pk, group, answers),
+            me=taker(my_id, group, answers),
             others=[
                 taker(annotator_id, group, answers)
                 for annotator_id in raters.get(group[0], [])
-                if annotator_id != user.pk
+                if annotator_id != my_id
             ],
         )
     return stranding_costs(
