@@ -476,3 +476,19 @@ def test_no_lease_leaks_after_work(alice, bob):
         work_through(annotator)
 
     assert not Assignment.objects.filter(state="active").exists()
+
+
+def test_the_look_ahead_reads_who_may_rate_a_character_at_most_once_a_minute(
+    demo_dataset, luffy, monkeypatch
+):
+    from annotation.selectors import lookahead
+
+    study, bob, _only_for_bob, _open_to_all = late_scenario(luffy)
+    assert bob.pk in lookahead._raters_of(study, {luffy.pk})[luffy.pk]
+
+    carol = approved_annotator("carol-late@example.com", [luffy])
+    # Within the minute the process keeps what it read: staffing changes with staff
+    # decisions, not between one request and the next.
+    assert carol.pk not in lookahead._raters_of(study, {luffy.pk})[luffy.pk]
+    monkeypatch.setattr(lookahead, "STAFFING_SECONDS", 0)
+    assert carol.pk in lookahead._raters_of(study, {luffy.pk})[luffy.pk]
