@@ -96,7 +96,7 @@ def _max_matching(open_slots, exposures, takers):
     # the one list of open items (only read from here on).
     eligible = [
         (
-            ([item for item in open_items if t.seen.isdisjoint(exposures[item])])
+            [item for item in open_items if t.seen.isdisjoint(exposures[item])]
             if t.seen
             else open_items
         )

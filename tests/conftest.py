@@ -25,17 +25,17 @@ def _fresh_cache():
 
     from annotation.enqueue import queued_here_forget
     from annotation.selectors import metrics_cache_clear
-    from annotation.selectors.lookahead import lookahead_forget
     from annotation.selectors.progress import items_left_forget
+    from annotation.selectors.staffing import staffing_forget
 
     cache.clear()
     metrics_cache_clear()
     queued_here_forget()
     items_left_forget()
-    lookahead_forget()
+    staffing_forget()
     yield
     cache.clear()
     metrics_cache_clear()
     queued_here_forget()
     items_left_forget()
-    lookahead_forget()
+    staffing_forget()

@@ -6,6 +6,7 @@ import pytest
 
 from annotation import services
 from annotation.selectors import ordering, study_capacity
+from annotation.selectors.staffing import staffing_forget
 from tests.factories import approved_annotator
 from tests.fixtures.studies import make_study
 from tests.helpers import spy_on
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def lookahead_calls(monkeypatch):
     calls = spy_on(monkeypatch, ordering, "stranding_costs_of")
-    ordering._staffing.clear()
+    staffing_forget()
     return calls
 
 

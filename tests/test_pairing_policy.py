@@ -478,17 +478,17 @@ def test_no_lease_leaks_after_work(alice, bob):
     assert not Assignment.objects.filter(state="active").exists()
 
 
-def test_the_look_ahead_reads_who_may_rate_a_character_at_most_once_a_minute(
+def test_who_may_rate_a_character_is_read_at_most_once_a_minute_per_process(
     demo_dataset, luffy, monkeypatch
 ):
-    from annotation.selectors import lookahead
+    from annotation.selectors import staffing
 
     study, bob, _only_for_bob, _open_to_all = late_scenario(luffy)
-    assert bob.pk in lookahead._raters_of(study, {luffy.pk})[luffy.pk]
+    assert bob.pk in staffing.raters_by_character(study, {luffy.pk})[luffy.pk]
 
     carol = approved_annotator("carol-late@example.com", [luffy])
     # Within the minute the process keeps what it read: staffing changes with staff
     # decisions, not between one request and the next.
-    assert carol.pk not in lookahead._raters_of(study, {luffy.pk})[luffy.pk]
-    monkeypatch.setattr(lookahead, "STAFFING_SECONDS", 0)
-    assert carol.pk in lookahead._raters_of(study, {luffy.pk})[luffy.pk]
+    assert carol.pk not in staffing.raters_by_character(study, {luffy.pk})[luffy.pk]
+    monkeypatch.setattr(staffing, "STAFFING_SECONDS", 0)
+    assert carol.pk in staffing.raters_by_character(study, {luffy.pk})[luffy.pk]

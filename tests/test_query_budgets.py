@@ -11,6 +11,7 @@ from annotation import services
 from annotation.models import AnswerExposure, Assignment
 from annotation.selectors import eligibility, metrics_cache_clear, ordering
 from annotation.selectors.progress import items_left_forget
+from annotation.selectors.staffing import staffing_forget
 from tests.factories import approved_annotator, lease_pair
 from tests.fixtures.studies import late_scenario
 from tests.helpers import complete_form
@@ -84,7 +85,7 @@ def test_submit_and_next_with_cold_caches_stays_within_budget(
     cache.clear()
     metrics_cache_clear()
     items_left_forget()
-    ordering._staffing.clear()
+    staffing_forget()
     eligibility._open_work.clear()
     with django_assert_max_num_queries(SUBMIT_AND_NEXT_COLD):
         response = client.post(

@@ -11,6 +11,7 @@ import pytest
 
 from tests.fixtures.services import (
     REPO,
+    autogroups_enabled,
     database_url_of_test_database,
     publishing_to,
     running_worker,
@@ -42,9 +43,7 @@ def test_compose_gives_the_worker_less_cpu_weight_than_the_web_server():
 
 
 @pytest.mark.integration
-@pytest.mark.skipif(
-    not Path("/proc/self/autogroup").exists(), reason="Linux autogroups are switched off"
-)
+@pytest.mark.skipif(not autogroups_enabled(), reason="Linux autogroups are switched off")
 def test_a_worker_started_with_a_nice_value_has_a_scheduling_group_of_its_own(postgres, redis_url):
     queue = f"cpu-weight-{os.getpid()}-{time.monotonic_ns()}"
     with (

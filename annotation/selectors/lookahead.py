@@ -1,7 +1,6 @@
 """The look-ahead near the end of a character's work: how many judgments nobody could
 give if this annotator took a candidate now."""
 
-import time
 from collections import Counter
 
 from .. import sql
@@ -17,52 +16,16 @@ from ..pairing import (
     items_one_annotator_can_take_per_scenario,
     stranding_costs,
 )
-from .studies import study_raters
+from .staffing import kept, raters_by_character
 
-# How long a process trusts what it read of a study's staffing: who may rate each
-# character, and how many items of a scenario one annotator may take. Staffing changes
-# when staff approve annotators or change members, not from one request to the next, and
-# a tightly staffed study weighs candidates on every request (as `ordering.tightly_staffed`
-# counts its annotators once a minute). What a stale copy can get wrong is only the
-# look-ahead's estimate for that minute; every rule of a lease is decided when it is taken.
-STAFFING_SECONDS = 60
-_staffing: dict[tuple, tuple[float, object]] = {}
+# Most annotators have seen none of a group's answers: they share this one empty set.
 NOBODY_SEEN: frozenset[int] = frozenset()
 
 
-def lookahead_forget() -> None:
-    """Drop this process's copies of studies' staffing (tests start from none)."""
-    _staffing.clear()
-
-
-def _kept(key: tuple, read):
-    """`read()`, or this process's copy of it from the last STAFFING_SECONDS."""
-    found = _staffing.get(key)
-    if found is not None and time.monotonic() - found[0] < STAFFING_SECONDS:
-        return found[1]
-    if len(_staffing) > 1000:
-        _staffing.clear()
-    value = read()
-    _staffing[key] = (time.monotonic(), value)
-    return value
-
-
-def _raters_of(study: Study, characters: set[int]) -> dict[int, list[int]]:
-    """character -> the annotators who may rate it in the study (`study_raters`)."""
-
-    def read() -> dict[int, list[int]]:
-        raters: dict[int, list[int]] = {}
-        for annotator_id, character_id in study_raters(study, characters).values_list(
-            "profile__user_id", "character_id"
-        ):
-            raters.setdefault(character_id, []).append(annotator_id)
-        return raters
-
-    return _kept(("raters", study.pk, study.created_at, frozenset(characters)), read)
-
-
 def _per_scenario(study: Study) -> int:
-    return _kept(
+    """How many items of one scenario one annotator may take (fixed once the study is
+    made, so kept like the staffing)."""
+    return kept(
         ("per scenario", study.pk, study.created_at),
         lambda: items_one_annotator_can_take_per_scenario(
             study.design, study.compared_sources.count() + 1
@@ -147,7 +110,7 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
         [study.pk, *answers_params],
     ):
         seen.setdefault(annotator_id, set()).add(answer_id)
-    raters = _raters_of(study, characters)
+    raters = raters_by_character(study, characters)
     if study.cap_per_annotator:
         # Whoever has reached the study's cap takes nothing more.
         done = Counter(
@@ -160,7 +123,6 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
     per_scenario = _per_scenario(study)
 
     def taker(annotator_id: int, group: tuple[int, int], answers: frozenset[int]) -> Taker:
-        # Most annotators have seen none of a group's answers: they share one empty set.
         their_seen = seen.get(annotator_id)
         return Taker(
             capacity=per_scenario - taken[(annotator_id, group)],

@@ -3,15 +3,14 @@ least complete character first (when the study balances characters), then divers
 then items closest to completion, then at random; where a greedy choice could strand
 judgments, a look-ahead (`lookahead`) puts the items whose taking would do so last."""
 
-import time
-from collections import Counter
 from typing import NamedTuple
 
 from .. import sql
 from ..models import ItemKind, Study
 from .eligibility import Available, available_items
 from .lookahead import stranding_costs_of
-from .studies import annotators_needed_by_character, study_raters
+from .staffing import kept, raters_by_character
+from .studies import annotators_needed_by_character
 
 CANDIDATES = 20
 # The next item is chosen with a look-ahead over more candidates (`stranding_costs_of`)
@@ -27,9 +26,6 @@ LOOKAHEAD_CANDIDATES = 100
 # Weighed a few at a time, until a few that strand nothing are found (see `_weighed`).
 LOOKAHEAD_CHUNK = 10
 LOOKAHEAD_ALTERNATIVES = 3
-# How long a process trusts its count of a study's annotators (see `tightly_staffed`).
-STAFFING_CHECK_SECONDS = 60
-_staffing: dict[tuple[int, object], tuple[float, frozenset[int]]] = {}
 
 
 class Candidates(NamedTuple):
@@ -116,17 +112,16 @@ def tightly_staffed(study: Study) -> frozenset[int]:
     """The study's characters with at least the annotators they need but at most
     LOOKAHEAD_STAFFING times as many. With fewer the study cannot finish whatever the
     order (staff see it on the capacity page); with more there is slack until the end.
-    Counted at most once a minute per process: staffing changes when staff approve
-    annotators, not from one request to the next."""
-    key = (study.pk, study.created_at)
-    checked = _staffing.get(key)
-    if checked is not None and time.monotonic() - checked[0] < STAFFING_CHECK_SECONDS:
-        return checked[1]
-    needed = annotators_needed_by_character(study)
-    raters = Counter(study_raters(study, list(needed)).values_list("character_id", flat=True))
-    tight = frozenset(c for c, n in needed.items() if n <= raters[c] <= LOOKAHEAD_STAFFING * n)
-    _staffing[key] = (time.monotonic(), tight)
-    return tight
+    Counted at most once a minute per process (`staffing`)."""
+
+    def count() -> frozenset[int]:
+        needed = annotators_needed_by_character(study)
+        raters = raters_by_character(study, list(needed))
+        return frozenset(
+            c for c, n in needed.items() if n <= len(raters.get(c, ())) <= LOOKAHEAD_STAFFING * n
+        )
+
+    return kept(("tightly staffed", study.pk, study.created_at), count)
 
 
 def _weighed(
