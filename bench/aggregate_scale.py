@@ -162,6 +162,7 @@ def build_synthetic_study(data: Path, seed: int = 1):
                     "",
                     False,
                     True,
+                    study.pk,
                 )
             )
             next_id += 1
@@ -198,6 +199,7 @@ def build_synthetic_study(data: Path, seed: int = 1):
             "comment",
             "excluded",
             "simulated",
+            "study_id",
         ],
         judgments,
     )

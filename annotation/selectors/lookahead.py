@@ -4,19 +4,14 @@ give if this annotator took a candidate now."""
 from collections import Counter
 
 from .. import sql
-from ..models import (
-    AssignmentState,
-    ItemKind,
-    Judgment,
-    Study,
-)
+from ..models import AssignmentState, ItemKind, Study
 from ..pairing import (
     ItemGroup,
     Taker,
     items_one_annotator_can_take_per_scenario,
     stranding_costs,
 )
-from .staffing import kept, raters_by_character
+from .staffing import at_their_cap, kept, raters_by_character
 
 # Most annotators have seen none of a group's answers: they share this one empty set.
 NOBODY_SEEN: frozenset[int] = frozenset()
@@ -111,15 +106,9 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
     ):
         seen.setdefault(annotator_id, set()).add(answer_id)
     raters = raters_by_character(study, characters)
-    if study.cap_per_annotator:
-        # Whoever has reached the study's cap takes nothing more.
-        done = Counter(
-            Judgment.objects.filter(item__study=study).values_list("annotator_id", flat=True)
-        )
-        raters = {
-            c: [a for a in people if done[a] < study.cap_per_annotator]
-            for c, people in raters.items()
-        }
+    # Whoever has reached their cap takes nothing more.
+    if capped := at_their_cap(study):
+        raters = {c: [a for a in people if a not in capped] for c, people in raters.items()}
     per_scenario = _per_scenario(study)
 
     def taker(annotator_id: int, group: tuple[int, int], answers: frozenset[int]) -> Taker:

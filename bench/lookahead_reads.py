@@ -1,0 +1,86 @@
+"""What one weighing of the look-ahead (`lookahead.stranding_costs_of`, ten candidates)
+costs near the end of a capped study of the published size: the reads and the matching,
+in-process, median milliseconds of `--runs` weighings.
+
+Runs on the synthetic study `bench/aggregate_scale.py --keep` leaves (24,000 pairs, 72,000
+judgments from 180 annotators), inside a transaction that is rolled back: the study gets
+a cap per annotator, and ten pairs of one scenario get room for one more judgment each.
+"cold": the process's copies of the study's staffing are dropped before each weighing
+(the first request of a minute); "warm": they are kept, as for every other request.
+
+    .venv/bin/python bench/aggregate_scale.py --runs 1 --keep
+    .venv/bin/python bench/lookahead_reads.py [--runs 15]
+
+To compare two commits, run the script of each checkout against the same database.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from bench.aggregate_scale import DATABASE, SERVER  # noqa: E402
+
+CAP = 1000  # above anyone's count here: the cap is read, and nobody is left out by it
+
+
+def weighings(runs: int, *, cold: bool) -> float:
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from annotation.models import Item, ItemKind, Study
+    from annotation.selectors import lookahead, staffing
+
+    study = Study.objects.get(name="Scale")
+    first = Item.objects.filter(study=study, kind=ItemKind.PAIR).order_by("pk").first()
+    group = Item.objects.filter(
+        study=study,
+        kind=ItemKind.PAIR,
+        character_id=first.character_id,
+        scenario_id=first.scenario_id,
+    ).order_by("pk")
+    candidates = list(group.values_list("pk", flat=True)[:10])
+    Item.objects.filter(pk__in=candidates).update(judgment_count=study.overlap - 1)
+    annotator = get_user_model().objects.filter(email__startswith="synthetic").first()
+    samples = []
+    for _ in range(runs + 1):  # the first warms the process up
+        if cold:
+            staffing.staffing_forget()
+        started = time.perf_counter()
+        lookahead.stranding_costs_of(annotator, study, candidates, timezone.now())
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples[1:]) * 1000
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    os.environ["DATABASE_URL"] = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chatanime_site.settings.local")
+    os.environ.pop("REDIS_URL", None)
+    import django
+
+    django.setup()
+    from django.db import transaction
+
+    from annotation.models import Judgment, Study
+
+    with transaction.atomic():
+        Study.objects.filter(name="Scale").update(cap_per_annotator=CAP)
+        judgments = Judgment.objects.count()
+        cold = weighings(args.runs, cold=True)
+        warm = weighings(args.runs, cold=False)
+        transaction.set_rollback(True)
+    print(
+        f"look-ahead weighing of 10 candidates, study capped at {CAP}, {judgments:,} judgments:"
+        f" cold {cold:.1f} ms, warm {warm:.1f} ms (median of {args.runs})"
+    )
+
+
+if __name__ == "__main__":
+    main()
