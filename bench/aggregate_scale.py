@@ -208,6 +208,12 @@ def build_synthetic_study(data: Path, seed: int = 1):
         cursor.execute(
             "UPDATE annotation_item SET judgment_count = 3 WHERE study_id = %s", [study.pk]
         )
+        # The rows above came with their ids: the identities go on after them, so that
+        # what is written later (bench/lookahead_reads.py) gets ids of its own.
+        for table in ("annotation_assignment", "annotation_judgment"):
+            cursor.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), MAX(id)) FROM {table}"
+            )
         cursor.execute("ANALYZE")
     return study, truth, len(ratings)
 

@@ -7,7 +7,6 @@ import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from dialogues.models import Answer
@@ -109,33 +108,69 @@ def item_blocks(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
 
 def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
     """The blocks of these items, read in one query and kept like `item_block`'s, each
-    with its item row (kind, character, round)."""
-    from ..models import ItemAnswer, ItemExposure
+    with its item row and that row's character and scenario. Written out (see
+    `annotation.sql`): every plan reads its candidates' blocks, and every lease near the
+    end of a character's work its own; built by the ORM, the query and its rows cost
+    more than the database took to answer it."""
+    from dialogues.models import Character, Scenario
 
+    widths = [len(model._meta.concrete_fields) for model in (Item, Character, Scenario, Answer)]
+    params = list(item_ids)
+    # One placeholder per item rather than one array (`sql.any_of`): for an array
+    # PostgreSQL keeps planning this five-table join afresh on every execution (a
+    # millisecond, five times the read of one item's block), and a lease near the end of
+    # a character's work reads one block each time.
+    items = f"e.item_id IN ({', '.join(['%s'] * len(params))})" if params else "1 = 0"
     # The exposures are the rated answers plus, in round 2, each one's round-1 answer; a
     # rated answer carries its slot.
-    slot = ItemAnswer.objects.filter(item_id=OuterRef("item_id"), answer_id=OuterRef("answer_id"))
-    exposures: dict[int, list] = {}
-    for exposure in (
-        ItemExposure.objects.filter(item_id__in=list(item_ids))
-        .select_related("answer", "item__character", "item__scenario")
-        .annotate(slot=Subquery(slot.values("slot")[:1]))
-    ):
-        exposures.setdefault(exposure.item_id, []).append(exposure)
+    rows = sql.rows(
+        f"SELECT ia.slot, {sql.columns(Item, 'i')}, {sql.columns(Character, 'c')},"
+        f" {sql.columns(Scenario, 's')}, {sql.columns(Answer, 'a')}"
+        " FROM annotation_itemexposure e"
+        " JOIN annotation_item i ON i.id = e.item_id"
+        " JOIN dialogues_character c ON c.id = i.character_id"
+        " LEFT JOIN dialogues_scenario s ON s.id = i.scenario_id"
+        " JOIN dialogues_answer a ON a.id = e.answer_id"
+        " LEFT JOIN annotation_itemanswer ia"
+        "  ON ia.item_id = e.item_id AND ia.answer_id = e.answer_id"
+        f" WHERE {items} ORDER BY e.id",
+        params,
+    )
+    exposures: dict[int, tuple[Item, list[tuple[Answer, int | None]]]] = {}
+    for slot, *values in rows:
+        item_row, character_row, scenario_row, answer_row = _split(values, widths)
+        item_id = item_row[0]
+        if item_id not in exposures:
+            item = sql.instance(Item, item_row)
+            item.character = sql.instance(Character, character_row)
+            if item.scenario_id is not None:
+                item.scenario = sql.instance(Scenario, scenario_row)
+            exposures[item_id] = (item, [])
+        exposures[item_id][1].append((sql.instance(Answer, answer_row), slot))
     if len(_item_blocks) + len(exposures) > ITEM_BLOCKS_KEPT:
         _item_blocks.clear()
     loaded = {}
-    for item_id, shown in exposures.items():
-        item = shown[0].item
+    for item_id, (item, shown) in exposures.items():
         block = _block_of(item, shown)
         _item_blocks[item_id] = (time.monotonic(), block, item)
         loaded[item_id] = (block, item)
     return loaded
 
 
-def _block_of(item, exposures) -> ItemBlock:
-    exposed = [exposure.answer for exposure in exposures]
-    slot_of = {e.answer_id: e.slot for e in exposures if e.slot is not None}
+def _split(values: list, widths: list[int]) -> list[list]:
+    """A row's values cut into consecutive parts of these widths."""
+    parts, start = [], 0
+    for width in widths:
+        parts.append(values[start : start + width])
+        start += width
+    return parts
+
+
+def _block_of(item, exposures: list[tuple[Answer, int | None]]) -> ItemBlock:
+    """The block of `item` from the answers it shows, each with its slot (None for a
+    round-1 answer shown as context)."""
+    exposed = [answer for answer, _slot in exposures]
+    slot_of = {answer.pk: slot for answer, slot in exposures if slot is not None}
     return ItemBlock(
         slots={slot_of[a.pk]: a for a in exposed if a.pk in slot_of},
         exposed_answer_ids=[a.pk for a in exposed],

@@ -111,12 +111,21 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
         raters = {c: [a for a in people if a not in capped] for c, people in raters.items()}
     per_scenario = _per_scenario(study)
 
+    # Built for every rater of every group weighed (thousands near the end of a large
+    # study): most have had no item of the group and seen none of its answers, so they
+    # share one Taker per capacity, and a missing count is read without Counter's
+    # `__missing__`.
+    unseen: dict[int, Taker] = {}
+
     def taker(annotator_id: int, group: tuple[int, int], answers: frozenset[int]) -> Taker:
+        capacity = per_scenario - taken.get((annotator_id, group), 0)
         their_seen = seen.get(annotator_id)
-        return Taker(
-            capacity=per_scenario - taken[(annotator_id, group)],
-            seen=frozenset(their_seen & answers) if their_seen else NOBODY_SEEN,
-        )
+        if their_seen and not their_seen.isdisjoint(answers):
+            return Taker(capacity, frozenset(their_seen & answers))
+        found = unseen.get(capacity)
+        if found is None:
+            found = unseen[capacity] = Taker(capacity, NOBODY_SEEN)
+        return found
 
     # Read once: `user` is a lazy object whose every attribute costs a call.
     my_id = user.pk
