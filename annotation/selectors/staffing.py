@@ -2,9 +2,9 @@
 from it (`ordering.tightly_staffed`, the look-ahead's raters), and who has reached their
 cap. Staffing changes when staff approve annotators or change members, or slowly as
 annotators reach their caps, not from one request to the next, while a tightly staffed
-study, and any study near its end, reads it on every request. So each process reads it at most once
-per STAFFING_SECONDS; what a stale copy can get wrong is only the order the policy
-prefers for that minute: every rule of a lease is decided when it is taken."""
+study, and any study near its end, reads it on every request. So each process reads it
+at most once per STAFFING_SECONDS; what a stale copy can get wrong is only the order the
+policy prefers for that minute: every rule of a lease is decided when it is taken."""
 
 import time
 from collections.abc import Callable
