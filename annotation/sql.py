@@ -102,6 +102,17 @@ def columns(model: type[Model], alias: str) -> str:
     return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
 
 
+def parts(values, *models: type[Model]) -> list:
+    """A row's values read with `columns` of each of `models` in turn, cut into one part
+    per model (for `instance`)."""
+    found, start = [], 0
+    for model in models:
+        width = len(model._meta.concrete_fields)
+        found.append(values[start : start + width])
+        start += width
+    return found
+
+
 def instance[M: Model](model: type[M], values) -> M:
     """The `model` instance of a row's values read with `columns(model, …)`, converted as
     the ORM converts them (JSON text, SQLite's booleans and moments)."""

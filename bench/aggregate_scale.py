@@ -38,6 +38,24 @@ DATABASE = os.environ.get("BENCH_SCALE_DATABASE", "chatanime_bench_scale")
 ANNOTATORS = 180
 
 
+def use_scale_database(*, migrate: bool = False) -> None:
+    """Point Django at the scratch database (migrated first if asked) and set it up; the
+    scripts that measure on the study kept here (`--keep`) start with this."""
+    os.environ["DATABASE_URL"] = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chatanime_site.settings.local")
+    os.environ.pop("REDIS_URL", None)
+    if migrate:
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput"],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+        )
+    import django
+
+    django.setup()
+
+
 def recreate_database(drop_only=False):
     import psycopg
 
@@ -282,19 +300,7 @@ def main():
 
     if not args.reuse:
         recreate_database()
-    os.environ["DATABASE_URL"] = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chatanime_site.settings.local")
-    os.environ.pop("REDIS_URL", None)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput"],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-    )
-    sys.path.insert(0, str(REPO))
-    import django
-
-    django.setup()
+    use_scale_database(migrate=True)
     from django.conf import settings
     from django.db import connection
 

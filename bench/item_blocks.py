@@ -13,7 +13,6 @@ answers, 24,000 pairs); reads only.
 To compare two commits, run the script of each checkout against the same database.
 """
 
-import os
 import statistics
 import sys
 import time
@@ -21,16 +20,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from bench.aggregate_scale import DATABASE, SERVER  # noqa: E402
+from bench.aggregate_scale import use_scale_database  # noqa: E402
 
 
 def main():
-    os.environ["DATABASE_URL"] = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chatanime_site.settings.local")
-    os.environ.pop("REDIS_URL", None)
-    import django
-
-    django.setup()
+    use_scale_database()
     from annotation.models import Item, ItemKind
     from annotation.selectors.annotating import item_blocks_load
 

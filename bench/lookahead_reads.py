@@ -20,7 +20,6 @@ To compare two commits, run the script of each checkout against the same databas
 """
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -28,7 +27,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from bench.aggregate_scale import DATABASE, SERVER  # noqa: E402
+from bench.aggregate_scale import use_scale_database  # noqa: E402
 
 CAP = 1000  # above anyone's count here: the cap is read, and nobody is left out by it
 
@@ -107,12 +106,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    os.environ["DATABASE_URL"] = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chatanime_site.settings.local")
-    os.environ.pop("REDIS_URL", None)
-    import django
-
-    django.setup()
+    use_scale_database()
     from django.db import transaction
 
     from annotation.models import Judgment, Study

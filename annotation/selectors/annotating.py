@@ -114,7 +114,6 @@ def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
     more than the database took to answer it."""
     from dialogues.models import Character, Scenario
 
-    widths = [len(model._meta.concrete_fields) for model in (Item, Character, Scenario, Answer)]
     params = list(item_ids)
     # One placeholder per item rather than one array (`sql.any_of`): for an array
     # PostgreSQL keeps planning this five-table join afresh on every execution (a
@@ -138,7 +137,9 @@ def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
     )
     exposures: dict[int, tuple[Item, list[tuple[Answer, int | None]]]] = {}
     for slot, *values in rows:
-        item_row, character_row, scenario_row, answer_row = _split(values, widths)
+        item_row, character_row, scenario_row, answer_row = sql.parts(
+            values, Item, Character, Scenario, Answer
+        )
         item_id = item_row[0]
         if item_id not in exposures:
             item = sql.instance(Item, item_row)
@@ -155,15 +156,6 @@ def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
         _item_blocks[item_id] = (time.monotonic(), block, item)
         loaded[item_id] = (block, item)
     return loaded
-
-
-def _split(values: list, widths: list[int]) -> list[list]:
-    """A row's values cut into consecutive parts of these widths."""
-    parts, start = [], 0
-    for width in widths:
-        parts.append(values[start : start + width])
-        start += width
-    return parts
 
 
 def _block_of(item, exposures: list[tuple[Answer, int | None]]) -> ItemBlock:
