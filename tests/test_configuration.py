@@ -200,3 +200,17 @@ def test_a_results_refresh_spacing_below_one_is_refused_at_start_up():
 
     assert result.returncode != 0
     assert "CHATANIME_RESULTS_REFRESH_SPACING must be at least 1" in result.stderr
+
+
+def test_a_busy_results_refresh_spacing_below_the_usual_one_is_refused_at_start_up():
+    result = run_manage(
+        "check",
+        env={
+            **PRODUCTION_ENV,
+            "CHATANIME_RESULTS_REFRESH_SPACING": "4",
+            "CHATANIME_RESULTS_REFRESH_SPACING_BUSY": "3",
+        },
+    )
+
+    assert result.returncode != 0
+    assert "CHATANIME_RESULTS_REFRESH_SPACING_BUSY must be at least" in result.stderr

@@ -118,6 +118,7 @@ def test_refreshes_of_a_study_whose_recompute_is_slow_are_spaced_by_their_durati
         enqueue, "send", lambda name, *args, debounce_seconds=0: asked.append(debounce_seconds)
     )
     settings.CHATANIME_RESULTS_REFRESH_SPACING = 3.0
+    machine_load(monkeypatch, 0.5, cores=2)  # with room: the test suite's own load aside
     cache.clear()
     with django_capture_on_commit_callbacks(execute=True):
         refreshes.study_results_refresh_later(study_id=study.pk)
@@ -128,6 +129,62 @@ def test_refreshes_of_a_study_whose_recompute_is_slow_are_spaced_by_their_durati
         refreshes.study_results_refresh_later(study_id=study.pk)
 
     assert asked == [RESULTS_REFRESH_DEBOUNCE_SECONDS, 3.0 * 4.5]
+
+
+def machine_load(monkeypatch, load: float | None, *, cores: int) -> None:
+    """This machine's load over the last minute as `refresh_spacing` reads it (None: the
+    platform cannot tell), on `cores` cores."""
+    from annotation.services import refreshes
+
+    def getloadavg():
+        if load is None:
+            raise OSError("no load average here")
+        return (load, 0.0, 0.0)
+
+    monkeypatch.setattr(refreshes.os, "getloadavg", getloadavg)
+    monkeypatch.setattr(refreshes.os, "process_cpu_count", lambda: cores, raising=False)
+
+
+@pytest.mark.django_db
+def test_refreshes_of_a_large_study_wait_longer_while_the_machine_is_saturated(
+    monkeypatch, django_capture_on_commit_callbacks, study, settings
+):
+    from annotation.services import refreshes
+
+    asked = []
+    monkeypatch.setattr(
+        enqueue, "send", lambda name, *args, debounce_seconds=0: asked.append(debounce_seconds)
+    )
+    settings.CHATANIME_RESULTS_REFRESH_SPACING = 2.0
+    settings.CHATANIME_RESULTS_REFRESH_SPACING_BUSY = 6.0
+    cache.set(refreshes.recompute_seconds_key(study.pk), 4.5)  # a large study's recompute
+    for load in (1.9, 2.0, 7.5, None):
+        machine_load(monkeypatch, load, cores=2)
+        cache.delete(enqueue.debounce_key(refreshes.RESULTS_REFRESH_TASK, study.pk))
+        enqueue.queued_here_forget()
+        with django_capture_on_commit_callbacks(execute=True):
+            refreshes.study_results_refresh_later(study_id=study.pk)
+
+    # Room (1.9 on 2 cores), saturated (2.0, 7.5), a platform without a load average.
+    assert asked == [2.0 * 4.5, 6.0 * 4.5, 6.0 * 4.5, 2.0 * 4.5]
+
+
+@pytest.mark.django_db
+def test_a_small_studys_refresh_waits_the_debounce_however_busy_the_machine(
+    monkeypatch, django_capture_on_commit_callbacks, study, settings
+):
+    from annotation.services import refreshes
+
+    asked = []
+    monkeypatch.setattr(
+        enqueue, "send", lambda name, *args, debounce_seconds=0: asked.append(debounce_seconds)
+    )
+    machine_load(monkeypatch, 12.0, cores=2)
+    cache.set(refreshes.recompute_seconds_key(study.pk), 0.05)
+    with django_capture_on_commit_callbacks(execute=True):
+        refreshes.study_results_refresh_later(study_id=study.pk)
+
+    assert asked == [RESULTS_REFRESH_DEBOUNCE_SECONDS]
 
 
 class CacheAsked:

@@ -2,6 +2,8 @@
 decision that changes them (a burst costs one recompute), when staff ask, and from the
 beat schedule, which also catches up on refreshes the broker could not take."""
 
+import os
+
 from django.conf import settings
 from django.core.cache import cache
 
@@ -10,12 +12,12 @@ from ..models import Study, StudyStatus
 
 RESULTS_REFRESH_TASK = "annotation.tasks.study_results_refresh"
 # Submissions within this many seconds of each other share one results refresh, or
-# within CHATANIME_RESULTS_REFRESH_SPACING times the last recompute's duration, if
-# longer. A recompute reads every judgment of the study, so it grows with the study;
-# refreshes spaced by only two seconds would keep a worker busy without pause on a large
-# study, taking a core from the annotators on a small machine. Spaced by twice their own
-# duration (the default), they take at most about half of a worker's time, and results
-# lag by about three recomputes at most.
+# within `refresh_spacing()` times the last recompute's duration, if longer. A recompute
+# reads every judgment of the study, so it grows with the study; refreshes spaced by only
+# two seconds would keep a worker busy without pause on a large study, taking a core from
+# the annotators on a small machine. Spaced by twice their own duration (the default),
+# they take at most about a third of a worker's time, and results lag by about three
+# recomputes at most.
 RESULTS_REFRESH_DEBOUNCE_SECONDS = 2
 
 
@@ -36,10 +38,28 @@ def study_results_refresh_later(*, study_id: int) -> None:
     enqueue.on_commit(
         RESULTS_REFRESH_TASK,
         study_id,
-        debounce_seconds=max(
-            RESULTS_REFRESH_DEBOUNCE_SECONDS, settings.CHATANIME_RESULTS_REFRESH_SPACING * last
-        ),
+        debounce_seconds=max(RESULTS_REFRESH_DEBOUNCE_SECONDS, refresh_spacing() * last),
     )
+
+
+def refresh_spacing() -> float:
+    """How many times its last recompute's duration a study's next refresh waits:
+    CHATANIME_RESULTS_REFRESH_SPACING while this machine has room, and
+    CHATANIME_RESULTS_REFRESH_SPACING_BUSY while it is saturated, its load over the last
+    minute at least its number of cores. A crowd rating at a human pace leaves the machine
+    mostly idle, and fresh results cost it nothing; when annotators saturate the cores, a
+    recompute every few seconds would take them from the annotators (a sixth of the
+    judgments per second at 50 annotators in a closed loop on two cores, measured in
+    the README), so results come later instead. A machine that cannot tell its load counts
+    as having room."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return settings.CHATANIME_RESULTS_REFRESH_SPACING
+    cores = getattr(os, "process_cpu_count", os.cpu_count)() or 1
+    if load >= cores:
+        return settings.CHATANIME_RESULTS_REFRESH_SPACING_BUSY
+    return settings.CHATANIME_RESULTS_REFRESH_SPACING
 
 
 def recompute_seconds_key(study_id: int) -> str:

@@ -217,13 +217,25 @@ CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = env.bool(
 CHATANIME_IN_PROCESS_REFRESH_INTERVAL = env.int("CHATANIME_IN_PROCESS_REFRESH_INTERVAL", default=30)
 # A worker's results refreshes of one study are spaced by at least this many times the
 # last recompute's duration (annotation.services.refreshes): a worker spends at most
-# about 1 / this of its time on a large study, whose results lag by about this many
+# about 1 / (this + 1) of its time on a large study, whose results lag by about this many
 # recomputes and one. Below 1 a worker would recompute without pause.
 CHATANIME_RESULTS_REFRESH_SPACING = env.float("CHATANIME_RESULTS_REFRESH_SPACING", default=2.0)
+# ... and by this many while the machine serving annotators is saturated (its load over
+# the last minute at least its number of cores): annotators wait for the same cores, so
+# results then come later instead of slowing every annotator's next item.
+CHATANIME_RESULTS_REFRESH_SPACING_BUSY = env.float(
+    "CHATANIME_RESULTS_REFRESH_SPACING_BUSY", default=6.0
+)
 if CHATANIME_RESULTS_REFRESH_SPACING < 1:
     raise ImproperlyConfigured(
         "CHATANIME_RESULTS_REFRESH_SPACING must be at least 1: below it a worker would"
         " recompute a large study's results without pause."
+    )
+if CHATANIME_RESULTS_REFRESH_SPACING_BUSY < CHATANIME_RESULTS_REFRESH_SPACING:
+    raise ImproperlyConfigured(
+        "CHATANIME_RESULTS_REFRESH_SPACING_BUSY must be at least"
+        " CHATANIME_RESULTS_REFRESH_SPACING: a saturated machine would recompute results"
+        " more often than one with room."
     )
 # Acknowledge after the task ran, so a worker killed mid-task gets its work redelivered;
 # every task is idempotent for that reason.
