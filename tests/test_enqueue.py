@@ -106,17 +106,23 @@ def test_an_unreachable_broker_after_the_commit_tells_the_caller(
     assert told == [True]
 
 
+@pytest.fixture
+def asked(monkeypatch) -> list:
+    """The delay of each results refresh asked for, in order; none is sent."""
+    delays: list = []
+    monkeypatch.setattr(
+        enqueue, "send", lambda name, *args, debounce_seconds=0: delays.append(debounce_seconds)
+    )
+    return delays
+
+
 @pytest.mark.django_db
 def test_refreshes_of_a_study_whose_recompute_is_slow_are_spaced_by_their_duration(
-    monkeypatch, django_capture_on_commit_callbacks, study, settings
+    monkeypatch, django_capture_on_commit_callbacks, study, settings, asked
 ):
     from annotation import services
     from annotation.services import refreshes
 
-    asked = []
-    monkeypatch.setattr(
-        enqueue, "send", lambda name, *args, debounce_seconds=0: asked.append(debounce_seconds)
-    )
     settings.CHATANIME_RESULTS_REFRESH_SPACING = 3.0
     machine_load(monkeypatch, 0.5, cores=2)  # with room: the test suite's own load aside
     cache.clear()
@@ -147,14 +153,10 @@ def machine_load(monkeypatch, load: float | None, *, cores: int) -> None:
 
 @pytest.mark.django_db
 def test_refreshes_of_a_large_study_wait_longer_while_the_machine_is_saturated(
-    monkeypatch, django_capture_on_commit_callbacks, study, settings
+    monkeypatch, django_capture_on_commit_callbacks, study, settings, asked
 ):
     from annotation.services import refreshes
 
-    asked = []
-    monkeypatch.setattr(
-        enqueue, "send", lambda name, *args, debounce_seconds=0: asked.append(debounce_seconds)
-    )
     settings.CHATANIME_RESULTS_REFRESH_SPACING = 2.0
     settings.CHATANIME_RESULTS_REFRESH_SPACING_BUSY = 6.0
     cache.set(refreshes.recompute_seconds_key(study.pk), 4.5)  # a large study's recompute
@@ -171,14 +173,10 @@ def test_refreshes_of_a_large_study_wait_longer_while_the_machine_is_saturated(
 
 @pytest.mark.django_db
 def test_a_small_studys_refresh_waits_the_debounce_however_busy_the_machine(
-    monkeypatch, django_capture_on_commit_callbacks, study, settings
+    monkeypatch, django_capture_on_commit_callbacks, study, asked
 ):
     from annotation.services import refreshes
 
-    asked = []
-    monkeypatch.setattr(
-        enqueue, "send", lambda name, *args, debounce_seconds=0: asked.append(debounce_seconds)
-    )
     machine_load(monkeypatch, 12.0, cores=2)
     cache.set(refreshes.recompute_seconds_key(study.pk), 0.05)
     with django_capture_on_commit_callbacks(execute=True):
