@@ -9,13 +9,14 @@ from annotation import services
 from annotation.models import (
     AnswerExposure,
     Assignment,
+    Item,
     ItemExposure,
     Qualification,
     QualificationStatus,
     Study,
 )
 from annotation.selectors import ordering
-from annotation.services import worklists
+from annotation.services import leases, worklists
 from tests.factories import approved_annotator
 from tests.fixtures.studies import late_scenario, make_study
 from tests.helpers import spy_on, submit_item
@@ -137,3 +138,24 @@ def test_a_plan_never_offers_an_item_showing_an_answer_already_seen(
     planned = {item for planned_study in plan.studies for item in planned_study.items}
     assert planned
     assert not planned & showing_seen
+
+
+def test_after_one_refusal_the_candidates_filled_meanwhile_are_skipped_unread(
+    demo_dataset, luffy, monkeypatch
+):
+    study = make_study(characters=[luffy])
+    alice = approved_annotator("alice@example.com", [luffy])
+    plan = worklists.worklist_plan(alice, timezone.now())
+    candidates = plan.studies[0].items
+    worklists.worklist_keep(alice, None, plan)
+    # Meanwhile the first three candidates get all the judgments they need from others.
+    Item.objects.filter(pk__in=candidates[:3]).update(judgment_count=study.overlap)
+    tried = spy_on(monkeypatch, leases, "_lease")
+
+    lease = services.assignment_next(user=alice)
+
+    # The first is refused under its lock; the next two are known full from one read.
+    assert [call[1] for call in tried] == [candidates[0], candidates[3]]
+    assert lease.item_id == candidates[3]
+    kept = worklists.worklist_of(alice, timezone.now())
+    assert not set(candidates[:3]) & set(kept.studies[0].items)

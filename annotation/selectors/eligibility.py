@@ -215,6 +215,28 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
     return Available(" AND ".join(f"({condition})" for condition in where), params)
 
 
+def items_full(item_ids, study: Study, now) -> set[int]:
+    """Which of these items have no room left now: their judgments and live leases reach
+    the study's overlap. Only a hint for skipping candidates a plan still lists (whether
+    a lease may be given is decided under the item's lock, `leases._lease`); gold items,
+    which have no overlap to fill, are not to be asked about."""
+    item_ids = list(item_ids)
+    if not item_ids:
+        return set()
+    condition, params = sql.any_of("i.id", item_ids)
+    return {
+        item_id
+        for (item_id,) in sql.rows(
+            f"SELECT i.id FROM annotation_item i WHERE {condition}"
+            " AND i.judgment_count + (SELECT COUNT(*) FROM annotation_assignment a"
+            "  WHERE a.item_id = i.id"
+            f"  AND a.state = {sql.literal(AssignmentState.ACTIVE)} AND a.expires_at > %s)"
+            " >= %s",
+            [*params, sql.db_moment(now), study.overlap],
+        )
+    }
+
+
 def items_left_estimate(user) -> int:
     """About how many more items this annotator can do: taking one pair of a scenario
     rules out the others that show the same answers, so each (character, scenario) with

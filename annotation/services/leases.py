@@ -40,6 +40,7 @@ from ..pairing import (
 from ..selectors.eligibility import (
     SideHistory,
     current_lease,
+    items_full,
     side_schedule_seed,
 )
 from . import worklists
@@ -236,8 +237,14 @@ def _lease_from(worklist: worklists.Worklist, user, now) -> Assignment | None:
         if not planned.has_room():
             continue
         for gold in [True, False] if planned.gold_due() else [False]:
-            candidates = worklist.gold_candidates(planned, user, now) if gold else planned.items
-            for item_id in list(candidates):
+            candidates = list(
+                worklist.gold_candidates(planned, user, now) if gold else planned.items
+            )
+            # Gold items have no overlap to fill, so only others are asked about.
+            full: set[int] | None = set() if gold else None
+            for position, item_id in enumerate(candidates):
+                if full is not None and item_id in full:
+                    continue
                 lease = _lease(
                     user,
                     item_id,
@@ -250,6 +257,14 @@ def _lease_from(worklist: worklists.Worklist, user, now) -> Assignment | None:
                     worklist.taken(planned, item_id)
                     return lease
                 worklist.refused(item_id)
+                if full is None:
+                    # As a study fills, every plan ranks the same few items that lack one
+                    # judgment first, and a crowd goes for them at once: after one
+                    # refusal, one read says which of the rest have filled up meanwhile,
+                    # instead of a locked read and an insert that writes nothing for each.
+                    full = items_full(candidates[position + 1 :], planned.study, now)
+                    for filled in full:
+                        worklist.refused(filled)
     return None
 
 
