@@ -202,37 +202,42 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
             f" WHERE a.annotator_id = %s AND d.study_id = %s AND d.kind = {diversity}))"
         )
         params += [user.pk, study.pk]
-        # Live leases are few (one per annotator at work), so the items they fill up are
-        # found from the leases rather than by counting leases for every item.
-        where.append(
-            "i.judgment_count < %s AND i.id NOT IN (SELECT a.item_id"
-            " FROM annotation_assignment a JOIN annotation_item f ON f.id = a.item_id"
-            f" WHERE f.study_id = %s AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
-            " AND a.expires_at > %s"
-            " GROUP BY a.item_id, f.judgment_count HAVING COUNT(*) >= %s - f.judgment_count)"
-        )
-        params += [study.overlap, study.pk, sql.db_moment(now), study.overlap]
+        room = _room_below_overlap(study, now)
+        where.append(room.where)
+        params += room.params
     return Available(" AND ".join(f"({condition})" for condition in where), params)
 
 
+def _room_below_overlap(study: Study, now) -> Available:
+    """Items of `study` whose judgments and live leases leave room below its overlap.
+    Live leases are few (one per annotator at work), so the items they fill up are found
+    from the leases rather than by counting leases for every item."""
+    return Available(
+        "i.judgment_count < %s AND i.id NOT IN (SELECT a.item_id"
+        " FROM annotation_assignment a JOIN annotation_item f ON f.id = a.item_id"
+        f" WHERE f.study_id = %s AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
+        " AND a.expires_at > %s"
+        " GROUP BY a.item_id, f.judgment_count HAVING COUNT(*) >= %s - f.judgment_count)",
+        [study.overlap, study.pk, sql.db_moment(now), study.overlap],
+    )
+
+
 def items_full(item_ids, study: Study, now) -> set[int]:
-    """Which of these items have no room left now: their judgments and live leases reach
-    the study's overlap. Only a hint for skipping candidates a plan still lists (whether
-    a lease may be given is decided under the item's lock, `leases._lease`); gold items,
-    which have no overlap to fill, are not to be asked about."""
+    """Which of these items have no room left now (`_room_below_overlap`, the rule every
+    plan reads its candidates with). Only a hint for skipping candidates a plan still
+    lists (whether a lease may be given is decided under the item's lock,
+    `leases._lease`); gold items, which have no overlap to fill, are not to be asked
+    about."""
     item_ids = list(item_ids)
     if not item_ids:
         return set()
     condition, params = sql.any_of("i.id", item_ids)
+    room = _room_below_overlap(study, now)
     return {
         item_id
         for (item_id,) in sql.rows(
-            f"SELECT i.id FROM annotation_item i WHERE {condition}"
-            " AND i.judgment_count + (SELECT COUNT(*) FROM annotation_assignment a"
-            "  WHERE a.item_id = i.id"
-            f"  AND a.state = {sql.literal(AssignmentState.ACTIVE)} AND a.expires_at > %s)"
-            " >= %s",
-            [*params, sql.db_moment(now), study.overlap],
+            f"SELECT i.id FROM annotation_item i WHERE {condition} AND NOT ({room.where})",
+            [*params, *room.params],
         )
     }
 

@@ -240,10 +240,11 @@ def _lease_from(worklist: worklists.Worklist, user, now) -> Assignment | None:
             candidates = list(
                 worklist.gold_candidates(planned, user, now) if gold else planned.items
             )
+            full: set[int] = set()
             # Gold items have no overlap to fill, so only others are asked about.
-            full: set[int] | None = set() if gold else None
+            asked_which_are_full = gold
             for position, item_id in enumerate(candidates):
-                if full is not None and item_id in full:
+                if item_id in full:
                     continue
                 lease = _lease(
                     user,
@@ -257,7 +258,8 @@ def _lease_from(worklist: worklists.Worklist, user, now) -> Assignment | None:
                     worklist.taken(planned, item_id)
                     return lease
                 worklist.refused(item_id)
-                if full is None:
+                if not asked_which_are_full:
+                    asked_which_are_full = True
                     # As a study fills, every plan ranks the same few items that lack one
                     # judgment first, and a crowd goes for them at once: after one
                     # refusal, one read says which of the rest have filled up meanwhile,
