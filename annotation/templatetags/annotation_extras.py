@@ -18,9 +18,9 @@ def pairs(mapping):
     return list(mapping.items()) if isinstance(mapping, dict) else []
 
 
-# Rendered rating scales, per process, by what they show (see `rating_scales`).
-SCALES_KEPT = 64
-_rendered_scales: dict[tuple, str] = {}
+# Rendered rating controls, per process, by what they show (see `rating_controls`).
+CONTROLS_KEPT = 64
+_rendered_controls: dict[tuple, str] = {}
 
 
 # The wording of each list of metrics the selectors handed out, per language, with the
@@ -36,7 +36,7 @@ def _wording(metrics: list) -> tuple:
     language = get_language()
     found = _wordings.get((id(metrics), language))
     if found is None or found[0] is not metrics:
-        if len(_wordings) >= SCALES_KEPT:
+        if len(_wordings) >= CONTROLS_KEPT:
             _wordings.clear()
         wording = tuple(
             (metric.slug, metric.label, metric.definition, tuple(metric.anchor_list()))
@@ -47,25 +47,44 @@ def _wording(metrics: list) -> tuple:
 
 
 @register.simple_tag
-def rating_scales(item, posted):
-    """The rating scales of `item` (`selectors.ShownItem`): every metric with its
-    definition, and a row of 1–5 radio buttons per answer. They are about half of the
-    rating page's template nodes, yet the same for every item of a kind in one language,
-    so each process renders them once per language, kind of item and wording of the
-    metrics, and after that they cost a dictionary lookup. A page that shows what was
-    posted (a refused submission) is rendered as it is."""
+def rating_controls(item, posted):
+    """Everything the annotator fills in for `item` (`selectors.ShownItem`): every metric
+    with its definition and a row of 1–5 radio buttons per answer, the overall
+    preference, the fan guess where the study asks it, the comment and the submit
+    button. They are most of the rating page's template nodes and nearly all of its
+    translated text, yet the same for every item of a kind in one language, so each
+    process renders them once per language, kind of item, wording of the metrics and
+    fan guess asked or not; after that they cost a dictionary lookup. A page that shows
+    what was posted (a refused submission) is rendered as it is."""
     context = {"item": item, "posted": posted}
     if posted:
-        return render_to_string("annotation/_scales.html", context)
+        return render_to_string("annotation/_controls.html", context)
     key = (
         get_language(),
         item.kind,
         tuple((answer.position, answer.letter) for answer in item.answers),
+        item.ask_human_guess,
         _wording(item.metrics),
     )
-    rendered = _rendered_scales.get(key)
+    rendered = _rendered_controls.get(key)
     if rendered is None:
-        if len(_rendered_scales) >= SCALES_KEPT:
-            _rendered_scales.clear()
-        rendered = _rendered_scales[key] = render_to_string("annotation/_scales.html", context)
+        if len(_rendered_controls) >= CONTROLS_KEPT:
+            _rendered_controls.clear()
+        rendered = _rendered_controls[key] = render_to_string("annotation/_controls.html", context)
+    return rendered
+
+
+# Templates of fixed text, rendered, by template and language (see `per_language`).
+_rendered_per_language: dict[tuple[str, str], str] = {}
+
+
+@register.simple_tag
+def per_language(template_name):
+    """`template_name` rendered once per language and process, then reused: for a
+    template of fixed, translated text that reads nothing from the page's context, shown
+    on every rating page (each `{% translate %}` costs a catalogue lookup per page)."""
+    key = (template_name, get_language())
+    rendered = _rendered_per_language.get(key)
+    if rendered is None:
+        rendered = _rendered_per_language[key] = render_to_string(template_name)
     return rendered
