@@ -66,7 +66,14 @@ class Assignment(models.Model):
         ]
         indexes = [
             models.Index(fields=["annotator", "state"]),
-            models.Index(fields=["item", "state"]),
+            # The live leases, which every plan and every refused lease read to see which
+            # items are full: a few per annotator at work, however many leases the study
+            # has had. An index on (item, state) had to be read whole for them.
+            models.Index(
+                fields=["item"],
+                condition=Q(state=AssignmentState.ACTIVE),
+                name="live_leases_by_item",
+            ),
         ]
 
     def __str__(self):

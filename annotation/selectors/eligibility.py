@@ -211,14 +211,15 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
 def _room_below_overlap(study: Study, now) -> Available:
     """Items of `study` whose judgments and live leases leave room below its overlap.
     Live leases are few (one per annotator at work), so the items they fill up are found
-    from the leases rather than by counting leases for every item."""
+    from the leases (`live_leases_by_item`) rather than by counting leases for every
+    item. Each leased item's count is looked up by its key: joined to the items instead,
+    the planner may read every item of the study to hash them."""
     return Available(
-        "i.judgment_count < %s AND i.id NOT IN (SELECT a.item_id"
-        " FROM annotation_assignment a JOIN annotation_item f ON f.id = a.item_id"
-        f" WHERE f.study_id = %s AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
-        " AND a.expires_at > %s"
-        " GROUP BY a.item_id, f.judgment_count HAVING COUNT(*) >= %s - f.judgment_count)",
-        [study.overlap, study.pk, sql.db_moment(now), study.overlap],
+        "i.judgment_count < %s AND i.id NOT IN (SELECT a.item_id FROM annotation_assignment a"
+        f" WHERE a.state = {sql.literal(AssignmentState.ACTIVE)} AND a.expires_at > %s"
+        " GROUP BY a.item_id HAVING COUNT(*) >= %s - (SELECT f.judgment_count"
+        " FROM annotation_item f WHERE f.id = a.item_id AND f.study_id = %s))",
+        [study.overlap, sql.db_moment(now), study.overlap, study.pk],
     )
 
 
