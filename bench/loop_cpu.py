@@ -73,13 +73,15 @@ def one_run(args) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def django_env() -> dict:
+def django_env(database: str = SCRATCH) -> dict:
+    """Production settings against `database` on the bench's server (the scratch copy by
+    default)."""
     return {
         "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.production",
         "DJANGO_SECRET_KEY": "bench-loop-cpu-" + "x" * 40,
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,testserver",
         "DJANGO_SECURE_SSL_REDIRECT": "false",
-        "DATABASE_URL": f"{SERVER}/{SCRATCH}".replace("postgresql://", "postgres://"),
+        "DATABASE_URL": f"{SERVER}/{database}".replace("postgresql://", "postgres://"),
         "REDIS_URL": REDIS_URL,
         "DJANGO_LOG_LEVEL": "WARNING",
     }

@@ -19,7 +19,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from bench import load_stack  # noqa: E402
+from bench.loop_cpu import django_env  # noqa: E402
 
 PASSES, RENDERS = 7, 300
 
@@ -28,17 +28,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="chatanime_bench_load", help="kept by load.py")
     args = parser.parse_args()
-    server = load_stack.SERVER.rsplit("/", 1)[0]
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.production",
-            "DJANGO_SECRET_KEY": "bench-rating-page-" + "x" * 40,
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-            "DATABASE_URL": f"{server}/{args.database}",
-            "REDIS_URL": os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/9"),
-            "DJANGO_LOG_LEVEL": "WARNING",
-        }
-    )
+    os.environ.update(django_env(args.database))
     import django
 
     django.setup()

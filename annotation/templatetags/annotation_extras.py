@@ -66,12 +66,7 @@ def rating_controls(item, posted):
         item.ask_human_guess,
         _wording(item.metrics),
     )
-    rendered = _rendered_controls.get(key)
-    if rendered is None:
-        if len(_rendered_controls) >= CONTROLS_KEPT:
-            _rendered_controls.clear()
-        rendered = _rendered_controls[key] = render_to_string("annotation/_controls.html", context)
-    return rendered
+    return _rendered_once(_rendered_controls, key, "annotation/_controls.html", context)
 
 
 # Templates of fixed text, rendered, by template and language (see `per_language`).
@@ -84,7 +79,15 @@ def per_language(template_name):
     template of fixed, translated text that reads nothing from the page's context, shown
     on every rating page (each `{% translate %}` costs a catalogue lookup per page)."""
     key = (template_name, get_language())
-    rendered = _rendered_per_language.get(key)
+    return _rendered_once(_rendered_per_language, key, template_name)
+
+
+def _rendered_once(kept: dict, key, template_name: str, context=None) -> str:
+    """`template_name` as rendered the first time `key` was asked for in `kept`; at most
+    CONTROLS_KEPT renderings are kept per store."""
+    rendered = kept.get(key)
     if rendered is None:
-        rendered = _rendered_per_language[key] = render_to_string(template_name)
+        if len(kept) >= CONTROLS_KEPT:
+            kept.clear()
+        rendered = kept[key] = render_to_string(template_name, context)
     return rendered
