@@ -24,7 +24,12 @@ def _form_context(form: QueryDict | None = None, error: str | None = None) -> di
         "runs": selectors.runs_overview(),
         "endpoints": ModelEndpoint.objects.order_by("name"),
         "characters": Character.objects.order_by("pk"),
-        "form": form or {"scenarios": "1-60", "rounds": "1,2"},
+        # By default every scenario the database holds: the demo data has 8 of the 60.
+        "form": form
+        or {
+            "scenarios": services.numbers_as_ranges(selectors.scenario_numbers_held()),
+            "rounds": "1,2",
+        },
         "form_error": error,
     }
 

@@ -107,6 +107,9 @@ class Answer(models.Model):
         related_name="+",
         verbose_name=_("author"),
     )
+    # The writer's pseudonym as the file it came from gave it, so that who wrote which
+    # answers survives an export and an import elsewhere (where no account of theirs exists).
+    author_label = models.CharField(_("author's pseudonym"), max_length=64, blank=True)
 
     class Meta:
         ordering = ["character_id", "scenario_id", "source_id", "round"]

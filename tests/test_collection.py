@@ -51,7 +51,9 @@ def _quick_retries(settings):
     settings.COLLECTION_RETRY_ATTEMPTS = 4
 
 
-def collect(server, *extra, source="my-model", model="my-model-7b", simulator_url=None):
+def collect(
+    server, *extra, source="my-model", model="my-model-7b", simulator_url=None, scenarios="1-2"
+):
     out = io.StringIO()
     call_command(
         "collect_answers",
@@ -62,7 +64,7 @@ def collect(server, *extra, source="my-model", model="my-model-7b", simulator_ur
         "--simulator-base-url", simulator_url or server.url,
         "--simulator-model", "simulator-model",
         "--simulator-api-key-env", "TEST_SIMULATOR_KEY",
-        "--scenarios", "1-2",
+        *(["--scenarios", scenarios] if scenarios else []),
         *extra,
         stdout=out,
     )  # fmt: skip
@@ -212,6 +214,21 @@ def test_a_bad_key_stops_the_run_with_a_clear_message(scenarios, keys, chat_serv
     assert not ApiCall.objects.filter(error__contains="sk-responder-secret").exists()
 
 
+def test_without_scenarios_it_collects_every_scenario_the_database_holds(
+    scenarios, keys, chat_server
+):
+    """The database holds scenarios 1 and 2 only, as after importing a small answer set."""
+    collect(chat_server, "--characters", LUFFY, "--rounds", "1", scenarios=None)
+
+    numbers = GeneratedAnswer.objects.values_list("scenario__number", flat=True)
+    assert sorted(numbers) == [1, 2]
+
+
+def test_without_scenarios_in_the_database_it_says_what_to_import(db):
+    with pytest.raises(services.CollectionError, match="no scenarios yet; import"):
+        services.scenarios_numbered(None)
+
+
 @pytest.mark.parametrize(
     "arguments, message",
     [
@@ -313,7 +330,8 @@ def test_export_answers_writes_a_file_that_import_chatanime_reads_back(
     call_command("export_answers", "--source", "my-model", "-o", str(output), stdout=io.StringIO())
 
     content = json.loads((output / "my-model.json").read_text(encoding="utf-8"))
-    assert set(content) == {LUFFY, "《夏目友人帐》的夏目贵志"}
+    assert set(content) == {"_source", LUFFY, "《夏目友人帐》的夏目贵志"}
+    assert content["_source"] == {"kind": "llm", "display_name": "my-model"}
     assert [d["dialog_id"] for d in content[LUFFY]] == [1, 2]
     GeneratedAnswer.objects.update(answer=None)
     Answer.objects.filter(source__slug="my-model").delete()

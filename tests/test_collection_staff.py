@@ -16,7 +16,7 @@ from collection.models import (
     RunStatus,
 )
 from dialogues.importer import import_chatanime
-from dialogues.models import Answer, Character, Source
+from dialogues.models import Answer, Character, Scenario, Source
 from tests.factories import UserFactory
 from tests.fixtures.data import small_source, write_source
 
@@ -206,3 +206,14 @@ def test_an_empty_edit_is_refused_and_changes_nothing(client, world):
     assert flagged.review_status == ReviewStatus.FLAGGED
     assert not Answer.objects.filter(source__slug="new-model").exists()
     assert not AnswerEdit.objects.exists()
+
+
+def test_the_new_run_form_offers_the_scenarios_the_database_holds(client, world):
+    Scenario.objects.create(
+        number=16, question="考研没考上，好难过。", persona_group="office_worker"
+    )
+    client.force_login(world["admin"])
+
+    page = client.get(reverse("collection:runs")).content.decode()
+
+    assert 'name="scenarios" value="1-2,16"' in page

@@ -9,7 +9,12 @@ import pytest
 from collection import guards
 from collection.client import backoff_seconds
 from collection.limiter import _LocalLimiter, _RedisLimiter
-from collection.services import CollectionError, parse_rounds, parse_scenario_numbers
+from collection.services import (
+    CollectionError,
+    numbers_as_ranges,
+    parse_rounds,
+    parse_scenario_numbers,
+)
 
 
 @pytest.mark.parametrize(
@@ -121,3 +126,19 @@ def test_the_rate_limit_makes_the_next_call_wait_once_the_minute_is_full(limiter
     assert 0 < wait <= 60
     # Another endpoint has its own window.
     assert limiter.try_take(f"{key}-other", 3) == 0
+
+
+@pytest.mark.parametrize(
+    "numbers, text",
+    [
+        ([], ""),
+        ([5], "5"),
+        ([1, 2, 16, 17, 31, 32, 46, 47], "1-2,16-17,31-32,46-47"),
+        ([3, 1, 2, 2, 9], "1-3,9"),
+        (list(range(1, 61)), "1-60"),
+    ],
+)
+def test_scenario_numbers_are_written_as_the_ranges_the_form_reads(numbers, text):
+    assert numbers_as_ranges(numbers) == text
+    if numbers:
+        assert parse_scenario_numbers(text) == sorted(set(numbers))

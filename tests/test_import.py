@@ -193,6 +193,31 @@ BAD_INPUTS = {
         ["bad.json", "the character key is too long"],
     ),
     "JSON nested too deeply": (b"[" * 100_000, ["bad.json", "nested too deeply"]),
+    "a source kind that is neither human nor llm": (
+        json.dumps({"_source": {"kind": "robot"}, "《海贼王》的路飞": [dialogue(2, SCENARIO_2)]}),
+        ["bad.json", "field _source", "kind must be 'human' or 'llm', not 'robot'"],
+    ),
+    "source metadata that is not an object": (
+        json.dumps({"_source": "human", "《海贼王》的路飞": [dialogue(2, SCENARIO_2)]}),
+        ["bad.json", "field _source", "must be an object"],
+    ),
+    "a display name that is not text": (
+        json.dumps(
+            {
+                "_source": {"kind": "human", "display_name": 5},
+                "《海贼王》的路飞": [dialogue(2, SCENARIO_2)],
+            }
+        ),
+        ["bad.json", "field _source", "display_name must be text"],
+    ),
+    "source metadata and no dialogue": (
+        json.dumps({"_source": {"kind": "human"}}),
+        ["bad.json", "holds no dialogues"],
+    ),
+    "an author that is not a pseudonym": (
+        json.dumps({"《海贼王》的路飞": [dialogue(2, SCENARIO_2, author=["wendy"])]}),
+        ["dialog_id 2", "field author", "must be a pseudonym"],
+    ),
     "a scenario that contradicts another file": (
         json.dumps({"《海贼王》的路飞": [dialogue(1, "完全不同的场景")]}, ensure_ascii=False),
         ["bad.json", "dialog_id 1", "field question_r1", "differs from scenario 1"],
@@ -256,3 +281,72 @@ def test_it_lists_every_problem_not_just_the_first(chatanime_dir):
 
     assert "dialog_id 70" in report and "field answer_r1" in report
     assert "2 problem(s)" in report
+
+
+def fans_source(kind="human", **metadata):
+    return {"_source": {"kind": kind, **metadata}, **small_source(author="fan-7f3a")}
+
+
+def test_a_file_that_says_it_holds_fans_answers_imports_as_human(tmp_path):
+    write_source(tmp_path, "fans-2026", fans_source(display_name="Fans, spring 2026"))
+
+    run_import(tmp_path)
+
+    source = Source.objects.get(slug="fans-2026")
+    assert (source.kind, source.display_name) == (SourceKind.HUMAN, "Fans, spring 2026")
+    labels = Answer.objects.filter(source=source).values_list(
+        "character__name_zh", "scenario__number", "round", "author_label"
+    )
+    by_answer = {(name, number, round_): label for name, number, round_, label in labels}
+    assert by_answer[("蒙奇·D·路飞", 1, 1)] == by_answer[("蒙奇·D·路飞", 1, 2)] == "fan-7f3a"
+    assert by_answer[("蒙奇·D·路飞", 2, 1)] == by_answer[("夏目贵志", 1, 1)] == ""
+
+
+def test_a_file_that_says_it_holds_a_models_answers_imports_as_a_model_even_named_human(
+    tmp_path,
+):
+    write_source(tmp_path, "human", fans_source(kind="llm"))
+
+    run_import(tmp_path)
+
+    assert Source.objects.get(slug="human").kind == SourceKind.LLM
+
+
+def test_a_stated_kind_that_contradicts_a_held_source_is_refused_and_writes_nothing(tmp_path):
+    earlier, later = tmp_path / "earlier", tmp_path / "later"
+    earlier.mkdir(), later.mkdir()
+    write_source(earlier, "fans-2026", small_source())
+    run_import(earlier)
+    assert Source.objects.get(slug="fans-2026").kind == SourceKind.LLM
+    before = database_counts()
+    write_source(later, "fans-2026", fans_source())
+    write_source(later, "other-model", small_source())
+
+    report = failed_import(later)
+
+    assert "fans-2026.json: field _source: says the source 'fans-2026' is human fans'" in report
+    assert "held here as a model's answers" in report
+    assert "nothing was written" in report
+    assert database_counts() == before
+    assert not Source.objects.filter(slug="other-model").exists()
+    assert Source.objects.get(slug="fans-2026").kind == SourceKind.LLM
+
+
+def test_a_file_that_states_no_kind_takes_the_held_source_as_it_is(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    write_source(first, "fans-2026", fans_source())
+    run_import(first)
+    write_source(second, "fans-2026", small_source(answer_r1="改过的回答"))
+
+    output = run_import(second)
+
+    assert "1 updated" in output
+    assert Source.objects.get(slug="fans-2026").kind == SourceKind.HUMAN
+    # A file that names no author leaves the known one in place.
+    assert (
+        Answer.objects.get(
+            source__slug="fans-2026", character__name_zh="蒙奇·D·路飞", scenario__number=1, round=1
+        ).author_label
+        == "fan-7f3a"
+    )

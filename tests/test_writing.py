@@ -255,6 +255,7 @@ def test_export_answers_writes_accepted_dialogues_in_the_chatanime_format(
     call_command("export_answers", "--source", run.source.slug, "-o", str(tmp_path))
     content = json.loads((tmp_path / f"{run.source.slug}.json").read_text(encoding="utf-8"))
     assert content == {
+        "_source": {"kind": "human", "display_name": run.source.display_name},
         task.character.key: [
             {
                 "dialog_id": task.scenario.number,
@@ -262,9 +263,39 @@ def test_export_answers_writes_accepted_dialogues_in_the_chatanime_format(
                 "answer_r1": ROUND_1,
                 "question_r2": FOLLOWUP,
                 "answer_r2": ROUND_2,
+                "author": wendy.annotator_profile.pseudonym,
             }
-        ]
+        ],
     }
+    assert "wendy" not in json.dumps(content)
+
+
+def test_a_fans_source_exported_and_imported_elsewhere_stays_human_with_its_authors(
+    run, wendy, umar, staff, tmp_path
+):
+    """Another installation knows neither the run nor the writers: it has only the file."""
+    from django.core.management import call_command
+
+    from dialogues.importer import import_chatanime
+
+    task = write_dialogue(wendy, umar)
+    services.task_accept(task=task, reviewer=staff)
+    slug, display_name = run.source.slug, run.source.display_name
+    call_command("export_answers", "--source", slug, "-o", str(tmp_path))
+    WritingTask.objects.all().delete()
+    WritingRun.objects.all().delete()
+    Answer.objects.filter(source__slug=slug).delete()
+    Source.objects.filter(slug=slug).delete()
+
+    report = import_chatanime(tmp_path)
+
+    source = Source.objects.get(slug=slug)
+    assert (source.kind, source.display_name) == (SourceKind.HUMAN, display_name)
+    assert report.sources_created == 1 and report.answers_created == 2
+    assert set(Answer.objects.filter(source=source).values_list("author_label", flat=True)) == {
+        wendy.annotator_profile.pseudonym
+    }
+    assert import_chatanime(tmp_path).changed_anything is False
 
 
 # --- pages ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from .review import generated_answer_accept, generated_answer_regenerate
 from .runs import run_control, run_enqueue, run_fail, run_finish_if_complete, run_start
 from .selection import (
     characters_named,
+    numbers_as_ranges,
     parse_rounds,
     parse_scenario_numbers,
     scenarios_numbered,
@@ -24,6 +25,7 @@ __all__ = [
     "characters_named",
     "generated_answer_accept",
     "generated_answer_regenerate",
+    "numbers_as_ranges",
     "parse_rounds",
     "parse_scenario_numbers",
     "run_control",

@@ -6,8 +6,8 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from dialogues.importer import source_display_name
-from dialogues.models import Character, Scenario, Source, SourceKind
+from dialogues.models import Character, Scenario, SourceKind
+from dialogues.services import SourceKindConflict, source_get_or_create
 
 from ..models import CollectionRun, EndpointKeyMissing, ModelEndpoint, RunStatus
 from ..prompts import DEFAULT_SIMULATOR_PROMPT
@@ -36,15 +36,12 @@ def run_start(
         except EndpointKeyMissing as error:
             raise CollectionError("missing_key", str(error)) from None
     with transaction.atomic():
-        source = Source.objects.filter(slug=source_slug).first()
-        if source is not None and source.kind != SourceKind.LLM:
+        try:
+            source, _ = source_get_or_create(slug=source_slug, kind=SourceKind.LLM)
+        except SourceKindConflict:
             raise CollectionError(
                 "human_source", f"source {source_slug!r} holds human answers; choose another slug"
-            )
-        if source is None:
-            source = Source.objects.create(
-                slug=source_slug, kind=SourceKind.LLM, display_name=source_display_name(source_slug)
-            )
+            ) from None
         run = (
             CollectionRun.objects.select_for_update()
             .filter(

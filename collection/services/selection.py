@@ -35,6 +35,17 @@ def parse_scenario_numbers(text: str) -> list[int]:
     return sorted(numbers)
 
 
+def numbers_as_ranges(numbers: list[int]) -> str:
+    """[1, 2, 3, 16, 17, 31] -> `1-3,16-17,31`: what `parse_scenario_numbers` reads."""
+    runs: list[list[int]] = []
+    for number in sorted(set(numbers)):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
 def parse_rounds(text: str) -> list[int]:
     try:
         rounds = sorted({int(part) for part in (text or "").split(",")})
@@ -68,7 +79,15 @@ def characters_named(names: list[str] | None) -> list[Character]:
     return list(dict.fromkeys(found))
 
 
-def scenarios_numbered(numbers: list[int]) -> list[Scenario]:
+def scenarios_numbered(numbers: list[int] | None) -> list[Scenario]:
+    """Scenarios by number; all the database holds when None (like `characters_named`)."""
+    if numbers is None:
+        scenarios = list(Scenario.objects.order_by("number"))
+        if not scenarios:
+            raise CollectionError(
+                "no_scenarios", "there are no scenarios yet; import a ChatAnime file first"
+            )
+        return scenarios
     scenarios = list(Scenario.objects.filter(number__in=numbers).order_by("number"))
     missing = sorted(set(numbers) - {s.number for s in scenarios})
     if missing:

@@ -5,6 +5,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.models import AnnotatorProfile
 from annotation.services import audit
 from dialogues.models import Answer
 
@@ -18,7 +19,14 @@ def _task_label(task: WritingTask) -> str:
 
 
 def _answers_write(task: WritingTask) -> None:
-    """The accepted dialogue as two ordinary answers of the run's human source."""
+    """The accepted dialogue as two ordinary answers of the run's human source, with the
+    writer's pseudonym kept beside the account so that an export can name them by it."""
+    pseudonym = (
+        AnnotatorProfile.objects.filter(user=task.writer)
+        .values_list("pseudonym", flat=True)
+        .first()
+        or ""
+    )
     for round_, question, text in (
         (1, task.scenario.question, task.answer_r1),
         (2, task.question_r2, task.answer_r2),
@@ -28,7 +36,12 @@ def _answers_write(task: WritingTask) -> None:
             scenario=task.scenario,
             source=task.run.source,
             round=round_,
-            defaults={"question": question, "text": text, "author": task.writer},
+            defaults={
+                "question": question,
+                "text": text,
+                "author": task.writer,
+                "author_label": pseudonym,
+            },
         )
 
 

@@ -5,6 +5,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from dialogues.models import Character, Scenario, Source, SourceKind
+from dialogues.services import source_get_or_create
 
 from ..models import FollowupMode, RunStatus, WritingRun, WritingTask
 from .errors import WritingError
@@ -38,7 +39,7 @@ def run_create(
         raise WritingError("name_taken", _("A run with this name already exists."))
     if Source.objects.filter(slug=source_slug).exists():
         raise WritingError("source_exists", _("A source with this slug already exists."))
-    source = Source.objects.create(
+    source, _created = source_get_or_create(
         slug=source_slug, kind=SourceKind.HUMAN, display_name=display_name or source_slug
     )
     run = WritingRun.objects.create(

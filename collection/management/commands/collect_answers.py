@@ -11,7 +11,7 @@ from collection import services
 from collection.models import ModelEndpoint, RunStatus
 from collection.runner import run_to_end
 from collection.selectors import run_progress
-from dialogues.importer import SLUG_LENGTH, SOURCE_SLUG
+from dialogues.chatanime_format import SLUG_LENGTH, SOURCE_SLUG
 
 BAR_WIDTH = 30
 # The bar is redrawn at most this often: each redraw reads the run's progress.
@@ -34,7 +34,9 @@ class Command(BaseCommand):
         parser.add_argument("--simulator-model", required=True)
         parser.add_argument("--simulator-api-key-env", required=True)
         parser.add_argument("--characters", help="comma-separated keys or names; default all")
-        parser.add_argument("--scenarios", default="1-60")
+        parser.add_argument(
+            "--scenarios", help="numbers such as 1-15 or 1,5,9-12; default all in the database"
+        )
         parser.add_argument("--rounds", default="1,2")
         parser.add_argument(
             "--concurrency", type=int, help="calls in flight, per endpoint (default 4)"
@@ -109,7 +111,7 @@ class Command(BaseCommand):
         names = [n for n in (options["characters"] or "").split(",") if n.strip()]
         characters = services.characters_named(names or None)
         scenarios = services.scenarios_numbered(
-            services.parse_scenario_numbers(options["scenarios"])
+            services.parse_scenario_numbers(options["scenarios"]) if options["scenarios"] else None
         )
         rounds = services.parse_rounds(options["rounds"])
 
