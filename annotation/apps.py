@@ -19,7 +19,7 @@ class AnnotationConfig(AppConfig):
     verbose_name = _("Annotation")
 
     def ready(self):
-        from . import tasks  # noqa: F401  (registered, so annotation.enqueue can send them by name)
+        from . import tasks  # noqa: F401  (registered, so common.enqueue can send them by name)
         from .selectors import metrics_cache_clear
 
         post_migrate.connect(_ensure_metrics, sender=self)

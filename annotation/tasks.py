@@ -1,6 +1,6 @@
 """Celery tasks: thin wrappers that fetch by id and call a service. All idempotent,
 because Redis redelivers work whose worker died before acknowledging it. Services send
-them by name through annotation.enqueue, so that nothing but Celery imports this module
+them by name through common.enqueue, so that nothing but Celery imports this module
 (AnnotationConfig.ready registers the tasks in every process)."""
 
 import socket

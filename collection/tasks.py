@@ -3,6 +3,8 @@ a redelivered cell task finds the cell's answers in place and calls no model."""
 
 from celery import shared_task
 
+from common import enqueue
+
 from . import services
 from .models import CollectionRun, RunStatus
 from .selectors import run_missing_cells
@@ -19,7 +21,7 @@ def collection_run_enqueue(self, run_id: int) -> int:
     # dedicated workers routes all of its work there.
     queue = (self.request.delivery_info or {}).get("routing_key")
     for character, scenario in cells:
-        collection_cell_collect.apply_async((run.pk, character.pk, scenario.pk), queue=queue)
+        enqueue.send(services.CELL_COLLECT_TASK, run.pk, character.pk, scenario.pk, queue=queue)
     if not cells:
         services.run_finish_if_complete(run=run)
     return len(cells)
@@ -34,3 +36,9 @@ def collection_cell_collect(run_id: int, character_id: int, scenario_id: int) ->
     if run is not None and outcome == services.CellOutcome.DONE:
         services.run_finish_if_complete(run=run)
     return outcome
+
+
+@shared_task
+def collection_runs_catch_up() -> list[int]:
+    """Beat: running runs whose tasks were lost are sent again."""
+    return services.runs_stalled_resume()

@@ -23,10 +23,10 @@ def _fresh_cache():
     another's: no test inherits another's."""
     from django.core.cache import cache
 
-    from annotation.enqueue import queued_here_forget
     from annotation.selectors import metrics_cache_clear
     from annotation.selectors.progress import items_left_forget
     from annotation.selectors.staffing import staffing_forget
+    from common.enqueue import queued_here_forget
 
     cache.clear()
     metrics_cache_clear()

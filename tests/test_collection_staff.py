@@ -217,3 +217,45 @@ def test_the_new_run_form_offers_the_scenarios_the_database_holds(client, world)
     page = client.get(reverse("collection:runs")).content.decode()
 
     assert 'name="scenarios" value="1-2,16"' in page
+
+
+def test_a_run_started_while_the_broker_is_down_is_sent_again_by_the_beat(
+    client, world, monkeypatch, caplog
+):
+    from datetime import timedelta
+
+    from celery import current_app
+    from kombu.exceptions import OperationalError
+
+    from collection.tasks import collection_runs_catch_up
+
+    task = current_app.tasks["collection.tasks.collection_run_enqueue"]
+    send = task.apply_async
+    broker = {"up": False}
+
+    def apply_async(*args, **kwargs):
+        if not broker["up"]:
+            raise OperationalError("Error 111 connecting to redis. Connection refused.")
+        return send(*args, **kwargs)
+
+    monkeypatch.setattr(task, "apply_async", apply_async)
+    client.force_login(world["admin"])
+
+    response = start(client, world)
+
+    run = CollectionRun.objects.get()
+    assert response.status_code == 302 and run.status == RunStatus.RUNNING
+    assert "could not enqueue collection.tasks.collection_run_enqueue" in caplog.text
+    assert world["server"].requests == []
+    broker["up"] = True
+    assert collection_runs_catch_up() == []  # just started: not stalled yet
+    CollectionRun.objects.filter(pk=run.pk).update(
+        created_at=run.created_at - timedelta(minutes=11)
+    )
+
+    assert collection_runs_catch_up() == [run.pk]
+
+    run.refresh_from_db()
+    assert run.status == RunStatus.FINISHED
+    assert Answer.objects.filter(source__slug="new-model").count() == 4
+    assert collection_runs_catch_up() == []

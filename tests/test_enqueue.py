@@ -1,4 +1,4 @@
-"""annotation.enqueue: the one way annotation/ hands work to the workers."""
+"""common.enqueue: the one way every app hands work to the workers."""
 
 from contextlib import suppress
 
@@ -8,9 +8,9 @@ from django.core.cache import cache
 from django.db import transaction
 from kombu.exceptions import OperationalError
 
-from annotation import enqueue
 from annotation.services.exports import EXPORT_JOB_RUN_TASK
 from annotation.services.refreshes import RESULTS_REFRESH_DEBOUNCE_SECONDS, RESULTS_REFRESH_TASK
+from common import enqueue
 
 TASK = "annotation.tasks.leases_expire"
 
@@ -41,8 +41,22 @@ def broker_down(monkeypatch):
 
 
 def test_the_tasks_the_services_send_by_name_exist():
-    for name in (RESULTS_REFRESH_TASK, EXPORT_JOB_RUN_TASK):
+    from django.conf import settings
+
+    from collection.services import CELL_COLLECT_TASK, RUN_ENQUEUE_TASK
+    from writing.services.rounds import FOLLOWUP_SIMULATE_TASK
+
+    sent_by_services = (
+        RESULTS_REFRESH_TASK,
+        EXPORT_JOB_RUN_TASK,
+        RUN_ENQUEUE_TASK,
+        CELL_COLLECT_TASK,
+        FOLLOWUP_SIMULATE_TASK,
+    )
+    for name in sent_by_services:
         assert name in current_app.tasks, name
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        assert entry["task"] in current_app.tasks, entry["task"]
 
 
 def test_a_burst_of_debounced_requests_sends_one_task_that_waits_for_the_burst(sent, settings):

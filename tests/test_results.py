@@ -325,8 +325,8 @@ def test_without_a_broker_the_refresh_runs_beside_the_request_not_in_it(
     study; a background thread recomputes it, once the submission is committed."""
     import threading
 
-    from annotation import background
     from annotation.services import results
+    from common import background
     from tests.factories import lease_pair
 
     settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = True

@@ -637,3 +637,51 @@ def test_a_returned_dialogue_with_a_bad_round_2_keeps_the_old_round_1(
     assert response.status_code == 422
     task.refresh_from_db()
     assert (task.state, task.answer_r1, task.answer_r2) == (TaskState.RETURNED, ROUND_1, ROUND_2)
+
+
+class Broker:
+    """The broker as the services meet it, through the registered task: down or up."""
+
+    def __init__(self, monkeypatch, task_name):
+        from celery import current_app
+
+        self.up = False
+        task = current_app.tasks[task_name]
+        send = task.apply_async
+
+        def apply_async(*args, **kwargs):
+            if not self.up:
+                from kombu.exceptions import OperationalError
+
+                raise OperationalError("Error 111 connecting to redis. Connection refused.")
+            return send(*args, **kwargs)
+
+        monkeypatch.setattr(task, "apply_async", apply_async)
+
+
+def test_a_follow_up_lost_to_a_broker_outage_is_asked_for_again_by_the_beat(
+    simulated_run, wendy, monkeypatch, caplog, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.db.models import F
+
+    from writing.tasks import followups_catch_up
+
+    broker = Broker(monkeypatch, "writing.tasks.followup_simulate")
+    task = services.task_next(user=wendy)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.round_1_submit(user=wendy, token=task.token, text=ROUND_1)
+
+    task.refresh_from_db()
+    assert (task.state, task.answer_r1) == (TaskState.AWAITING_FOLLOWUP, ROUND_1)
+    assert "could not enqueue writing.tasks.followup_simulate" in caplog.text
+    broker.up = True
+    assert followups_catch_up() == []  # a follow-up may take a while: not lost yet
+    WritingTask.objects.filter(pk=task.pk).update(leased_at=F("leased_at") - timedelta(minutes=6))
+
+    assert followups_catch_up() == [task.pk]
+
+    task.refresh_from_db()
+    assert task.state == TaskState.ROUND_2 and task.question_r2
+    assert followups_catch_up() == []

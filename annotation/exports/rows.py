@@ -251,6 +251,11 @@ class _Line:
         return text
 
 
+def csv_header(columns: list[str]) -> str:
+    """The CSV kinds' header line, as `export_lines` writes it first."""
+    return csv.DictWriter(_Line(), fieldnames=columns, lineterminator="\n").writeheader()
+
+
 KINDS = ("csv", "jsonl", "wide")
 
 

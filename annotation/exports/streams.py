@@ -4,7 +4,6 @@ The long CSV comes from PostgreSQL's COPY when the database is PostgreSQL, from 
 Python rows otherwise; both give the same bytes.
 """
 
-import csv
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from dataclasses import dataclass
 from django.db import connection
 
 from .postgres import long_csv_chunks
-from .rows import KINDS, _Line, export_lines, long_columns
+from .rows import KINDS, csv_header, export_lines, long_columns
 
 BOM = "\ufeff".encode()
 ENGINES = ("auto", "copy", "python")
@@ -62,10 +61,7 @@ def _chunks(study, kind, include_excluded, bom, copy) -> Iterator[tuple[bytes, i
     if bom:
         yield BOM, 0
     if copy:
-        header = csv.DictWriter(
-            _Line(), fieldnames=long_columns(include_excluded), lineterminator="\n"
-        ).writeheader()
-        yield header.encode(), 0
+        yield csv_header(long_columns(include_excluded)).encode(), 0
         yield from long_csv_chunks(study.pk if study is not None else None, include_excluded)
         return
     lines = export_lines(study, kind, include_excluded)

@@ -17,7 +17,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .. import enqueue, exports
+from common import enqueue
+
+from .. import exports
 from ..models import ExportJob, ExportKind, ExportStatus
 from .errors import AnnotationError
 

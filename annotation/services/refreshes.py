@@ -7,7 +7,8 @@ import os
 from django.conf import settings
 from django.core.cache import cache
 
-from .. import enqueue
+from common import enqueue
+
 from ..models import Study, StudyStatus
 
 RESULTS_REFRESH_TASK = "annotation.tasks.study_results_refresh"

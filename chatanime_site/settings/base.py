@@ -209,7 +209,7 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 # Without a broker, results refreshes run on a background thread of the web process
-# (annotation.background) instead of inside the annotator's request.
+# (common.background) instead of inside the annotator's request.
 CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = env.bool(
     "CHATANIME_RESULTS_REFRESH_IN_BACKGROUND", default=True
 )
@@ -285,6 +285,14 @@ CELERY_BEAT_SCHEDULE = {
     "export-jobs-tidy": {
         "task": "annotation.tasks.export_jobs_tidy",
         "schedule": crontab(minute="*/10"),
+    },
+    "collection-runs-catch-up": {
+        "task": "collection.tasks.collection_runs_catch_up",
+        "schedule": crontab(minute="*/5"),
+    },
+    "writing-followups-catch-up": {
+        "task": "writing.tasks.followups_catch_up",
+        "schedule": crontab(minute="*/2"),
     },
 }
 

@@ -6,7 +6,16 @@ concept; callers import from here (`from collection import services`)."""
 from .cells import CellOutcome, accept_into_source, cell_collect, cell_collect_by_id
 from .errors import CollectionError
 from .review import generated_answer_accept, generated_answer_regenerate
-from .runs import run_control, run_enqueue, run_fail, run_finish_if_complete, run_start
+from .runs import (
+    CELL_COLLECT_TASK,
+    RUN_ENQUEUE_TASK,
+    run_control,
+    run_enqueue,
+    run_fail,
+    run_finish_if_complete,
+    run_start,
+    runs_stalled_resume,
+)
 from .selection import (
     characters_named,
     numbers_as_ranges,
@@ -17,6 +26,8 @@ from .selection import (
 )
 
 __all__ = [
+    "CELL_COLLECT_TASK",
+    "RUN_ENQUEUE_TASK",
     "CellOutcome",
     "CollectionError",
     "accept_into_source",
@@ -33,6 +44,7 @@ __all__ = [
     "run_fail",
     "run_finish_if_complete",
     "run_start",
+    "runs_stalled_resume",
     "scenarios_numbered",
     "whole_id",
 ]

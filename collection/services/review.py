@@ -4,9 +4,12 @@ again. Every decision is kept as an `AnswerEdit`."""
 from django.db import transaction
 from django.utils import timezone
 
+from common import enqueue
+
 from ..models import AnswerEdit, GeneratedAnswer, ReviewStatus, RunStatus, SimulatedFollowup
 from .cells import accept_into_source
 from .errors import CollectionError
+from .runs import CELL_COLLECT_TASK
 
 
 def _audit(*, generated_answer: GeneratedAnswer, editor, action: str, **texts) -> AnswerEdit:
@@ -82,8 +85,5 @@ def generated_answer_regenerate(*, generated: GeneratedAnswer, by) -> None:
             run.status = RunStatus.RUNNING
             run.finished_at = None
             run.save(update_fields=["status", "finished_at"])
-        from ..tasks import collection_cell_collect
-
-        collection_cell_collect.delay_on_commit(
-            run.pk, generated.character_id, generated.scenario_id
-        )
+        # With the broker down, the run is running again and `runs_stalled_resume` sends it.
+        enqueue.on_commit(CELL_COLLECT_TASK, run.pk, generated.character_id, generated.scenario_id)

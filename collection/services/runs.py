@@ -2,10 +2,13 @@
 or cancelled, and handed to the workers."""
 
 import logging
+from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Max, Q
 from django.utils import timezone
 
+from common import enqueue
 from dialogues.models import Character, Scenario, SourceKind
 from dialogues.services import SourceKindConflict, source_get_or_create
 
@@ -117,8 +120,30 @@ def run_control(*, run: CollectionRun, action: str) -> CollectionRun:
     return run
 
 
-def run_enqueue(*, run: CollectionRun) -> None:
-    """Hand the run's missing cells to the workers once the transaction commits."""
-    from ..tasks import collection_run_enqueue
+RUN_ENQUEUE_TASK = "collection.tasks.collection_run_enqueue"
+CELL_COLLECT_TASK = "collection.tasks.collection_cell_collect"
+# A running run that has called no model for this long has lost its tasks (a broker that
+# was down when they were sent, a worker killed between messages): the beat sends it again.
+STALLED_AFTER = timedelta(minutes=10)
 
-    collection_run_enqueue.delay_on_commit(run.pk)
+
+def run_enqueue(*, run: CollectionRun) -> None:
+    """Hand the run's missing cells to the workers once the transaction commits; with the
+    broker down, `runs_stalled_resume` sends them later."""
+    enqueue.on_commit(RUN_ENQUEUE_TASK, run.pk)
+
+
+def runs_stalled_resume() -> list[int]:
+    """Send again every running run that has been quiet for `STALLED_AFTER`. A cell task
+    that arrives twice finds its answers in place and calls no model."""
+    quiet_since = timezone.now() - STALLED_AFTER
+    stalled = (
+        CollectionRun.objects.filter(status=RunStatus.RUNNING, created_at__lt=quiet_since)
+        .annotate(last_call=Max("calls__created_at"))
+        .filter(Q(last_call__isnull=True) | Q(last_call__lt=quiet_since))
+        .values_list("pk", flat=True)
+    )
+    resumed = [pk for pk in stalled if enqueue.send(RUN_ENQUEUE_TASK, pk)]
+    if resumed:
+        logger.info("sent %d stalled collection run(s) again: %s", len(resumed), resumed)
+    return resumed

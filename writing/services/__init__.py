@@ -10,6 +10,7 @@ from .followups import (
     followup_retry,
     followup_simulate,
     followup_submit,
+    followups_waiting_resume,
     user_role_character_ids,
 )
 from .review import task_accept, task_edit, task_return
@@ -36,6 +37,7 @@ __all__ = [
     "followup_retry",
     "followup_simulate",
     "followup_submit",
+    "followups_waiting_resume",
     "open_runs",
     "returned_resubmit",
     "round_1_submit",

@@ -8,9 +8,13 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from collection.client import CallFailed
+from collection.simulator import EmptyFollowup, simulate_followup
+from common import enqueue
+
 from ..models import FollowupMode, TaskState, WritingTask
 from .errors import WritingError
-from .rounds import own_task_for_update
+from .rounds import FOLLOWUP_SIMULATE_TASK, own_task_for_update
 from .runs import open_runs
 from .text import NOTE_MAX_CHARS, clean_text
 from .writers import writer_character_ids
@@ -28,9 +32,6 @@ def followup_simulate(*, task_id: int) -> str:
     """Ask the run's simulator for the user's follow-up to this task's round 1. Idempotent:
     a task no longer waiting is left alone. The call happens outside any transaction, so a
     slow endpoint holds no lock."""
-    from collection.client import CallFailed
-    from collection.simulator import EmptyFollowup, simulate_followup
-
     task = (
         WritingTask.objects.select_related("run__simulator", "character", "scenario")
         .filter(pk=task_id, state=TaskState.AWAITING_FOLLOWUP)
@@ -67,9 +68,7 @@ def followup_retry(*, user, token: str) -> WritingTask:
         raise WritingError("no_failure", _("The follow-up is not stuck."))
     task.followup_error = ""
     task.save(update_fields=["followup_error"])
-    from ..tasks import followup_simulate as followup_simulate_task
-
-    followup_simulate_task.delay_on_commit(task.pk)
+    enqueue.on_commit(FOLLOWUP_SIMULATE_TASK, task.pk)
     return task
 
 
@@ -134,3 +133,28 @@ def followup_submit(*, user, followup_token: str, text: str) -> WritingTask:
     _followup_ready(task, question, now)
     task.save()
     return task
+
+
+# A follow-up the simulator has not written this long after round 1 was lost on its way
+# (the broker down when it was sent); the beat asks again.
+FOLLOWUP_LOST_AFTER = timedelta(minutes=5)
+
+
+def followups_waiting_resume() -> list[int]:
+    """Send again the simulator's follow-ups that have waited `FOLLOWUP_LOST_AFTER`
+    without an answer or an error. A follow-up asked twice is written once: the second
+    finds the task no longer waiting."""
+    cutoff = timezone.now() - FOLLOWUP_LOST_AFTER
+    waiting = WritingTask.objects.filter(
+        state=TaskState.AWAITING_FOLLOWUP,
+        followup_error="",
+        run__followup_mode=FollowupMode.SIMULATOR,
+        leased_at__lt=cutoff,
+    ).only("pk", "leased_at", "seconds_r1")
+    lost = [
+        task.pk
+        for task in waiting
+        # Round 1 was handed in `seconds_r1` after the lease began.
+        if task.leased_at + timedelta(seconds=task.seconds_r1 or 0) < cutoff
+    ]
+    return [pk for pk in lost if enqueue.send(FOLLOWUP_SIMULATE_TASK, pk)]

@@ -9,6 +9,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from common import enqueue
 from dialogues.models import Answer
 
 from ..models import FollowupMode, RunStatus, TaskState, WritingRun, WritingTask
@@ -16,6 +17,8 @@ from .errors import WritingError
 from .runs import open_runs
 from .text import clean_text
 from .writers import writer_character_ids
+
+FOLLOWUP_SIMULATE_TASK = "writing.tasks.followup_simulate"
 
 # Answers this similar to another source's answer for the same cell are flagged:
 # typed from scratch, two fans almost never come this close.
@@ -149,9 +152,8 @@ def round_1_submit(*, user, token: str, text: str, pastes: int = 0) -> WritingTa
     task.lease_expires_at = None
     task.save()
     if task.run.followup_mode == FollowupMode.SIMULATOR:
-        from ..tasks import followup_simulate
-
-        followup_simulate.delay_on_commit(task.pk)
+        # With the broker down, `followups_waiting_resume` sends it later.
+        enqueue.on_commit(FOLLOWUP_SIMULATE_TASK, task.pk)
     return task
 
 

@@ -1,5 +1,5 @@
 """Debounced tasks for the embedded default (no broker, tasks in-process): today the
-results refresh, the only task sent with a debounce (see annotation.enqueue).
+results refresh, the only task sent with a debounce (see common.enqueue).
 
 Without Redis, Celery runs a task inside the call that enqueues it, so each submission
 would wait for a whole-study recompute (seconds on a real study) and hold the SQLite

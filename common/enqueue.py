@@ -1,4 +1,4 @@
-"""The one way annotation/ hands work to the Celery workers.
+"""The one way every app hands work to the Celery workers.
 
 Services call `on_commit` (or `send`, outside a transaction); tasks call services; views
 call services. Tasks are named by their Celery name ("annotation.tasks.export_job_run")
@@ -9,8 +9,9 @@ every name used exists.
 
 What happens when the broker cannot be reached: `send` logs "could not enqueue ..." and
 returns False, and `on_commit` calls `if_unreachable` with the error. Whatever was being
-saved stays saved; each caller says how its work catches up (the beat schedule's
-safety nets in tasks.py).
+saved stays saved; each app's beat schedule catches up with what was not sent (results
+refreshes and exports in annotation, stalled runs in collection, waiting follow-ups in
+writing).
 """
 
 import logging
@@ -72,7 +73,7 @@ def _mark(debounce_seconds: float) -> tuple[float, float]:
     return (time.time(), debounce_seconds)
 
 
-def send(task_name: str, *args, debounce_seconds: float = 0) -> bool:
+def send(task_name: str, *args, debounce_seconds: float = 0, queue: str | None = None) -> bool:
     """Send the task now; True when it is queued (or already queued), False when the
     broker cannot be reached.
 
@@ -95,10 +96,11 @@ def send(task_name: str, *args, debounce_seconds: float = 0) -> bool:
         if not cache.add(key, _mark(debounce_seconds), timeout=debounce_seconds):
             return True
     try:
-        # Registered by AnnotationConfig.ready; looking the task up (rather than
+        # Registered by each app's AppConfig.ready; looking the task up (rather than
         # `send_task`) keeps CELERY_TASK_ALWAYS_EAGER working when there is no broker.
         task = current_app.tasks[task_name]
-        task.apply_async(args, countdown=debounce_seconds or None)
+        options = {"queue": queue} if queue else {}
+        task.apply_async(args, countdown=debounce_seconds or None, **options)
     except Exception:  # the broker is down; the caller decides how the work catches up
         logger.warning("could not enqueue %s%r", task_name, args, exc_info=True)
         return False
