@@ -109,7 +109,11 @@ class Answer(models.Model):
     )
     # The writer's pseudonym as the file it came from gave it, so that who wrote which
     # answers survives an export and an import elsewhere (where no account of theirs exists).
-    author_label = models.CharField(_("author's pseudonym"), max_length=64, blank=True)
+    # A default in the database too: processes still running the previous release insert
+    # answers without this column while a deployment migrates.
+    author_label = models.CharField(
+        _("author's pseudonym"), max_length=64, blank=True, default="", db_default=""
+    )
 
     class Meta:
         ordering = ["character_id", "scenario_id", "source_id", "round"]

@@ -20,22 +20,17 @@ def _english_by_default(settings):
 def _fresh_cache():
     """Log-in throttling counts failures in the cache, metric rows are recreated with new
     ids after a transactional test, and a debounced task queued by one test would absorb
-    another's: no test inherits another's."""
+    another's: no test inherits another's cache or process copies."""
     from django.core.cache import cache
 
-    from annotation.selectors import metrics_cache_clear
-    from annotation.selectors.progress import items_left_forget
-    from annotation.selectors.staffing import staffing_forget
+    from common import kept
     from common.enqueue import queued_here_forget
 
-    cache.clear()
-    metrics_cache_clear()
-    queued_here_forget()
-    items_left_forget()
-    staffing_forget()
+    def forget():
+        cache.clear()
+        kept.forget_all()
+        queued_here_forget()
+
+    forget()
     yield
-    cache.clear()
-    metrics_cache_clear()
-    queued_here_forget()
-    items_left_forget()
-    staffing_forget()
+    forget()

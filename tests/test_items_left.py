@@ -33,7 +33,7 @@ def test_what_the_annotator_had_and_what_others_completed_is_not_left(demo_datas
     # Every pair of another scenario reached its overlap through other annotators.
     other = study.items.exclude(scenario=lease.item.scenario).first().scenario
     Item.objects.filter(study=study, scenario=other).update(judgment_count=study.overlap)
-    eligibility._open_work.clear()  # counted again at once, not within OPEN_WORK_SECONDS
+    eligibility.open_work_forget()  # counted again at once, not within OPEN_WORK_SECONDS
 
     assert eligibility.items_left_estimate(alice) == before - 2
 
@@ -59,12 +59,16 @@ def test_a_process_keeps_the_estimate_it_read_until_its_two_minutes_are_over(
     demo_dataset, luffy, monkeypatch
 ):
     from annotation.selectors import progress
+    from common import kept
 
     make_study(characters=[luffy])
     alice = approved_annotator("alice@example.com", [luffy])
     reads = CacheReads(monkeypatch)
     clock = [1_000_000.0]
+    # The shared copy says until when by the wall clock; this process's copy keeps it by
+    # the monotonic clock (common.kept): both move together.
     monkeypatch.setattr(progress.time, "time", lambda: clock[0])
+    monkeypatch.setattr(kept.time, "monotonic", lambda: clock[0])
 
     first = progress._items_left(alice, done=0)
     assert progress._items_left(alice, done=2) == first - 2  # lowered by judgments since

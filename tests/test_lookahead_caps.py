@@ -67,7 +67,7 @@ def test_who_has_reached_their_cap_is_counted_at_most_once_a_minute_per_process(
     # Only the look-ahead's estimate waits for the minute: the cap itself is checked
     # when each lease is taken (tests/test_pairing_policy.py).
     assert staffing.at_their_cap(study) == frozenset()
-    monkeypatch.setattr(staffing, "STAFFING_SECONDS", 0)
+    a_minute_later(monkeypatch)
     assert staffing.at_their_cap(study) == {alice.pk}
 
 
@@ -113,3 +113,11 @@ def test_the_look_ahead_keeps_no_item_for_someone_who_has_reached_their_cap(
 
     # Bob has given all he may: taking his pair strands nothing.
     assert costs() == {only_for_bob.pk: 0, open_to_all.pk: 0}
+
+
+def a_minute_later(monkeypatch):
+    """The processes' clock, just past the time their copies of staffing are kept."""
+    from common import kept
+
+    later = kept.time.monotonic() + staffing.STAFFING_SECONDS + 1
+    monkeypatch.setattr(kept.time, "monotonic", lambda: later)

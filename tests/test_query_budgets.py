@@ -9,9 +9,8 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation import services
 from annotation.models import AnswerExposure, Assignment
-from annotation.selectors import eligibility, metrics_cache_clear, ordering
-from annotation.selectors.progress import items_left_forget
-from annotation.selectors.staffing import staffing_forget
+from annotation.selectors import metrics_cache_clear, ordering
+from common import kept
 from tests.factories import approved_annotator, lease_pair
 from tests.fixtures.studies import late_scenario
 from tests.helpers import complete_form
@@ -83,10 +82,7 @@ def test_submit_and_next_with_cold_caches_stays_within_budget(
     client, at_work, django_assert_max_num_queries
 ):
     cache.clear()
-    metrics_cache_clear()
-    items_left_forget()
-    staffing_forget()
-    eligibility._open_work.clear()
+    kept.forget_all()
     with django_assert_max_num_queries(SUBMIT_AND_NEXT_COLD):
         response = client.post(
             f"/annotate/{at_work.token}/", complete_form(), headers={"HX-Request": "true"}

@@ -3,12 +3,12 @@ them, the lease at work (the progress line and breaks: `progress`)."""
 
 import copy
 import logging
-import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from django.utils import timezone
 
+from common.kept import Kept
 from dialogues.models import Answer
 
 from .. import sql
@@ -31,23 +31,21 @@ logger = logging.getLogger(__name__)
 # Metric definitions are read on every rating request and change only when staff edit a
 # label, so each process keeps them for a minute instead of asking the database each time.
 METRICS_CACHE_SECONDS = 60
-_metrics_cache: dict[bool, tuple[float, list[Metric]]] = {}
+_metrics: Kept[list[Metric]] = Kept(METRICS_CACHE_SECONDS)
 
 
 def metrics_for(*, diversity: bool) -> list[Metric]:
     """The metrics of a pair item (diversity=False) or a diversity set, in display order."""
-    cached = _metrics_cache.get(diversity)
-    if cached is not None and time.monotonic() - cached[0] < METRICS_CACHE_SECONDS:
-        return cached[1]
-    metrics = list(Metric.objects.filter(for_diversity=diversity).order_by("position"))
-    _metrics_cache[diversity] = (time.monotonic(), metrics)
-    return metrics
+    return _metrics.read(
+        diversity,
+        lambda: list(Metric.objects.filter(for_diversity=diversity).order_by("position")),
+    )
 
 
 def metrics_cache_clear(**_signal_arguments) -> None:
     """Forget this process's cached metric definitions and item blocks."""
-    _metrics_cache.clear()
-    _item_blocks.clear()
+    _metrics.forget()
+    _item_blocks.forget()
 
 
 # An item's answers, as every lease, rating page and submission of it needs them. An item's
@@ -55,9 +53,9 @@ def metrics_cache_clear(**_signal_arguments) -> None:
 # when a corrected file is imported, which shows here within a minute.
 ITEM_BLOCK_SECONDS = 60
 ITEM_BLOCKS_KEPT = 4000
-# Each entry: when it was read, the block, and the item's row with its character and
-# scenario (see `item_shown`).
-_item_blocks: dict[int, tuple[float, "ItemBlock", Item]] = {}
+# Each entry: the block, and the item's row with its character and scenario (see
+# `item_shown`).
+_item_blocks: Kept[tuple["ItemBlock", Item]] = Kept(ITEM_BLOCK_SECONDS, most=ITEM_BLOCKS_KEPT)
 
 
 @dataclass(frozen=True)
@@ -96,9 +94,9 @@ def item_blocks(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
     found: dict[int, tuple[ItemBlock, Item]] = {}
     missing = []
     for item_id in item_ids:
-        cached = _item_blocks.get(item_id)
-        if cached is not None and time.monotonic() - cached[0] < ITEM_BLOCK_SECONDS:
-            found[item_id] = (cached[1], cached[2])
+        kept = _item_blocks.get(item_id)
+        if kept is not None:
+            found[item_id] = kept
         else:
             missing.append(item_id)
     if missing:
@@ -148,13 +146,9 @@ def item_blocks_load(item_ids) -> dict[int, tuple[ItemBlock, Item]]:
                 item.scenario = sql.instance(Scenario, scenario_row)
             exposures[item_id] = (item, [])
         exposures[item_id][1].append((sql.instance(Answer, answer_row), slot))
-    if len(_item_blocks) + len(exposures) > ITEM_BLOCKS_KEPT:
-        _item_blocks.clear()
     loaded = {}
     for item_id, (item, shown) in exposures.items():
-        block = _block_of(item, shown)
-        _item_blocks[item_id] = (time.monotonic(), block, item)
-        loaded[item_id] = (block, item)
+        loaded[item_id] = _item_blocks.keep(item_id, (_block_of(item, shown), item))
     return loaded
 
 

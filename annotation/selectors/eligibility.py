@@ -10,11 +10,12 @@ annotator."""
 
 import json
 import math
-import time
 from dataclasses import dataclass, field
 
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
+
+from common.kept import Kept
 
 from .. import sql
 from ..models import (
@@ -280,17 +281,21 @@ def items_left_estimate(user) -> int:
 
 
 OPEN_WORK_SECONDS = 10
-_open_work: dict[tuple[int, object], tuple[float, tuple[dict[int, set[int]], set[int]]]] = {}
+_open_work: Kept[tuple[dict[int, set[int]], set[int]]] = Kept(OPEN_WORK_SECONDS)
 
 
 def open_work(study: Study) -> tuple[dict[int, set[int]], set[int]]:
     """The study's work still open to someone, counted at most every OPEN_WORK_SECONDS
     per process: per character, the scenarios with pairs below the overlap; and the
     characters with a diversity set below it."""
-    key = (study.pk, study.created_at)
-    counted = _open_work.get(key)
-    if counted is not None and time.monotonic() - counted[0] < OPEN_WORK_SECONDS:
-        return counted[1]
+    return _open_work.read((study.pk, study.created_at), lambda: _open_work_count(study))
+
+
+def open_work_forget() -> None:
+    _open_work.forget()
+
+
+def _open_work_count(study: Study) -> tuple[dict[int, set[int]], set[int]]:
     pairs: dict[int, set[int]] = {}
     sets: set[int] = set()
     for kind, character_id, scenario_id in (
@@ -303,7 +308,6 @@ def open_work(study: Study) -> tuple[dict[int, set[int]], set[int]]:
             sets.add(character_id)
         else:
             pairs.setdefault(character_id, set()).add(scenario_id)
-    _open_work[key] = (time.monotonic(), (pairs, sets))
     return pairs, sets
 
 

@@ -8,6 +8,8 @@ from typing import NamedTuple
 
 from django.utils import timezone
 
+from common.kept import Kept
+
 from .. import sql
 from ..models import AssignmentState, StudyStatus
 
@@ -85,8 +87,8 @@ ITEMS_LEFT_SECONDS = 120
 # (user -> estimate, judgments then, until when by the clock): a round trip to Redis is a
 # few percent of a judgment's CPU, and an annotator's pages fall on the same few
 # processes. Dropped whole, should so many annotators pass through one process.
-_items_left_here: dict[int, tuple[int, int, float]] = {}
 ITEMS_LEFT_KEPT_HERE = 10_000
+_items_left_here: Kept[tuple[int, int, float]] = Kept(ITEMS_LEFT_SECONDS, most=ITEMS_LEFT_KEPT_HERE)
 
 
 def _items_left(user, done: int) -> int:
@@ -95,11 +97,10 @@ def _items_left(user, done: int) -> int:
     down the cache answers "nothing there" (chatanime_site.cache) and each process
     estimates it afresh, for its own two minutes."""
     kept = _items_left_here.get(user.pk)
-    if kept is None or kept[2] <= time.time():
+    if kept is None:
         kept = _items_left_shared(user, done)
-        if len(_items_left_here) >= ITEMS_LEFT_KEPT_HERE:
-            _items_left_here.clear()
-        _items_left_here[user.pk] = kept
+        # As long as the shared copy: every process's estimate ends at the same moment.
+        _items_left_here.keep(user.pk, kept, seconds=kept[2] - time.time())
     estimate, done_then, _until = kept
     return max(0, estimate - (done - done_then))
 
@@ -120,7 +121,7 @@ def _items_left_shared(user, done: int) -> tuple[int, int, float]:
 
 def items_left_forget() -> None:
     """Forget this process's copies of the estimates (tests that empty the cache)."""
-    _items_left_here.clear()
+    _items_left_here.forget()
 
 
 SESSION_GAP = timedelta(minutes=10)

@@ -6,33 +6,27 @@ study, and any study near its end, reads it on every request. So each process re
 at most once per STAFFING_SECONDS; what a stale copy can get wrong is only the order the
 policy prefers for that minute: every rule of a lease is decided when it is taken."""
 
-import time
 from collections.abc import Callable
+
+from common.kept import Kept
 
 from .. import sql
 from ..models import Study
 from .studies import study_raters
 
 STAFFING_SECONDS = 60
-_kept: dict[tuple, tuple[float, object]] = {}
+_kept: Kept[object] = Kept(STAFFING_SECONDS)
 
 
 def staffing_forget() -> None:
-    """Drop this process's copies (tests start from none)."""
-    _kept.clear()
+    """Drop this process's copies."""
+    _kept.forget()
 
 
 def kept[T](key: tuple, read: Callable[[], T]) -> T:
     """`read()`, or this process's copy of it from the last STAFFING_SECONDS. `key` names
     the study by its id and creation time: ids come back after a rollback on SQLite."""
-    found = _kept.get(key)
-    if found is not None and time.monotonic() - found[0] < STAFFING_SECONDS:
-        return found[1]  # type: ignore[return-value]
-    if len(_kept) > 1000:
-        _kept.clear()
-    value = read()
-    _kept[key] = (time.monotonic(), value)
-    return value
+    return _kept.read(key, read)  # type: ignore[return-value]
 
 
 def raters_by_character(study: Study, characters) -> dict[int, list[int]]:
