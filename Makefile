@@ -6,7 +6,7 @@ DATA ?= dialogues/demo_data
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint format lock worker bench bench-load clean messages
+.PHONY: run test test-fast lint format lock worker bench bench-load clean messages docs
 
 $(VENV)/.installed: requirements/base.lock requirements/dev.lock
 	@python=$$(scripts/find-python) || exit 1; \
@@ -26,7 +26,14 @@ test: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
+	$(MAKE) --no-print-directory docs
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# Build docs/ with MkDocs, failing on any warning (a broken link or anchor, a page left out
+# of the nav); the site goes to a temporary directory, never into the repository.
+docs: $(VENV)/.installed
+	@site=$$(mktemp -d); trap 'rm -rf "$$site"' EXIT; \
+	$(VENV)/bin/mkdocs build --strict --quiet --site-dir "$$site"
 
 test-fast: $(VENV)/.installed
 	$(VENV)/bin/pytest -m "not integration and not browser" $(PYTEST_ARGS)

@@ -50,8 +50,8 @@ def refresh_spacing() -> float:
     minute at least its number of cores. A crowd rating at a human pace leaves the machine
     mostly idle, and fresh results cost it nothing; when annotators saturate the cores, a
     recompute every few seconds would take them from the annotators (a sixth of the
-    judgments per second at 50 annotators in a closed loop on two cores, measured in
-    the README), so results come later instead. A machine that cannot tell its load counts
+    judgments per second at 50 annotators in a closed loop on two cores, measured with
+    bench/load.py), so results come later instead. A machine that cannot tell its load counts
     as having room."""
     try:
         load = os.getloadavg()[0]

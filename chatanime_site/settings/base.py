@@ -1,8 +1,8 @@
 """Settings shared by every environment.
 
-All configuration comes from environment variables (see the README's configuration
-table). Only the embedded defaults for a local run live here; production.py refuses to
-start without the secrets it needs.
+All configuration comes from environment variables (their table is in
+docs/operations/configuration.md). Only the embedded defaults for a local run live here;
+production.py refuses to start without the secrets it needs.
 """
 
 from pathlib import Path
