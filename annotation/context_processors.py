@@ -1,4 +1,4 @@
-from .roles import is_admin, is_researcher, is_study_manager
+from common.roles import is_admin, is_researcher, is_study_manager
 
 
 def roles(request):

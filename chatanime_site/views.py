@@ -6,8 +6,8 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from annotation.roles import is_researcher
 from annotation.selectors import last_worker_heartbeat
+from common.roles import is_researcher
 
 from .middleware import DATABASE_ERRORS
 

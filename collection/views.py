@@ -10,8 +10,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.roles import admin_required
-from annotation.typing import AuthenticatedRequest
+from common.parsing import whole_number
+from common.roles import admin_required
+from common.text import plain_text
+from common.typing import AuthenticatedRequest
 from dialogues.models import Character
 
 from . import selectors, services
@@ -42,17 +44,17 @@ def run_list(request: AuthenticatedRequest) -> HttpResponse:
     form = request.POST
     try:
         endpoints = ModelEndpoint.objects.in_bulk(
-            [services.whole_id(form.get("endpoint")), services.whole_id(form.get("simulator"))]
+            [whole_number(form.get("endpoint")), whole_number(form.get("simulator"))]
         )
-        endpoint = endpoints.get(services.whole_id(form.get("endpoint")))
-        simulator = endpoints.get(services.whole_id(form.get("simulator")))
+        endpoint = endpoints.get(whole_number(form.get("endpoint")))
+        simulator = endpoints.get(whole_number(form.get("simulator")))
         if endpoint is None or simulator is None:
             raise services.CollectionError("bad_endpoint", _("Choose an endpoint and a simulator."))
         if not endpoint.source_slug:
             raise services.CollectionError(
                 "bad_endpoint", _("This endpoint names no source; set its source slug first.")
             )
-        character_ids = [services.whole_id(value) for value in form.getlist("characters")]
+        character_ids = [whole_number(value) for value in form.getlist("characters")]
         characters = list(
             Character.objects.filter(pk__in=[pk for pk in character_ids if pk is not None])
         )
@@ -67,7 +69,7 @@ def run_list(request: AuthenticatedRequest) -> HttpResponse:
                 services.parse_scenario_numbers(form.get("scenarios", ""))
             ),
             rounds=services.parse_rounds(form.get("rounds", "")),
-            simulator_prompt=form.get("simulator_prompt", "").replace("\x00", "").strip(),
+            simulator_prompt=plain_text(form.get("simulator_prompt", "")),
             created_by=request.user,
         )
     except services.CollectionError as refusal:

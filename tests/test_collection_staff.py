@@ -6,7 +6,6 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from annotation.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
 from collection.models import (
     AnswerEdit,
     CollectionRun,
@@ -15,6 +14,7 @@ from collection.models import (
     ReviewStatus,
     RunStatus,
 )
+from common.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
 from dialogues.importer import import_chatanime
 from dialogues.models import Answer, Character, Scenario, Source
 from tests.factories import UserFactory

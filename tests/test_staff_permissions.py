@@ -14,7 +14,7 @@ from annotation.models import (
     QualityFlag,
     StudyMembership,
 )
-from annotation.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
+from common.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
 from tests.factories import UserFactory
 from tests.helpers import submit
 

@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
-from annotation.parsing import whole_number
-from annotation.roles import study_manager_required
-from annotation.typing import AuthenticatedRequest
+from common.parsing import whole_number
+from common.roles import study_manager_required
+from common.typing import AuthenticatedRequest
 from dialogues.models import Character, Scenario
 
 from . import selectors, services

@@ -6,10 +6,10 @@ from typing import Any
 import django_filters
 from django import forms
 
+from common.parsing import whole_number
 from dialogues.models import Answer
 
 from ..models import Item, Judgment, Rating
-from ..parsing import whole_number
 
 # The largest value a database integer column (64-bit) can be compared with; a larger one
 # would fail inside the database instead of matching nothing.

@@ -2,7 +2,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from ..roles import is_researcher
+from common.roles import is_researcher
 
 
 class IsResearcher(BasePermission):

@@ -5,8 +5,9 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils import timezone
 
+from common.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
+
 from ..models import WorkerHeartbeat
-from ..roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
 
 
 def worker_heartbeat_record(*, hostname: str) -> WorkerHeartbeat:

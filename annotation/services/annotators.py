@@ -5,6 +5,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from common.text import plain_text
+
 from ..models import (
     AnnotatorProfile,
     Assignment,
@@ -16,7 +18,6 @@ from ..models import (
 )
 from . import audit
 from .errors import AnnotationError
-from .text import plain_text
 
 
 def _require_reason(reason: str) -> str:

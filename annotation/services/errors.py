@@ -1,8 +1,5 @@
-class AnnotationError(Exception):
-    """A request the rules refuse. `code` is stable for tests and clients; the message is
-    translated for the annotator."""
+from common.errors import Refusal
 
-    def __init__(self, code: str, message: str):
-        self.code = code
-        self.message = message
-        super().__init__(message)
+
+class AnnotationError(Refusal):
+    """A rating, screening or staff request the rules refuse; nothing was changed."""

@@ -6,6 +6,8 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from common.text import plain_text
+
 from .. import selectors, sql
 from ..models import (
     Assignment,
@@ -21,7 +23,6 @@ from . import quality
 from .errors import AnnotationError
 from .leases import assignment_check_active, lease_check
 from .refreshes import study_results_refresh_later
-from .text import plain_text
 
 
 @dataclass(frozen=True)

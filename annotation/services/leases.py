@@ -24,6 +24,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from common.text import plain_text
+
 from .. import selectors, sql
 from ..models import (
     AnswerExposure,
@@ -45,7 +47,6 @@ from ..selectors.eligibility import (
 )
 from . import worklists
 from .errors import AnnotationError
-from .text import plain_text
 
 
 def _lease(

@@ -8,6 +8,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from common.text import plain_text
+
 from .. import sql
 from ..models import (
     AuditAction,
@@ -22,7 +24,6 @@ from ..results.loading import load_ratings
 from ..stats.annotators import deviations_of
 from .annotators import annotator_pause_automatically
 from .refreshes import study_results_refresh_later
-from .text import plain_text
 
 
 def gold_failures(expectations, ratings: dict[tuple[int | None, int], int]) -> list[dict]:

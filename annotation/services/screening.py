@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from common.text import plain_text
 from dialogues.models import Character
 
 from ..models import (
@@ -23,7 +24,6 @@ from ..models import (
     StudyStatus,
 )
 from .errors import AnnotationError
-from .text import plain_text
 
 MAX_QUIZ_ATTEMPTS = 2
 QUIZ_LENGTH = 5

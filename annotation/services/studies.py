@@ -8,6 +8,7 @@ from django.db.models.functions import Coalesce
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
+from common.text import plain_text
 from dialogues.models import Answer, Character, Source
 from dialogues.planner import planner_statistics_refresh
 
@@ -25,7 +26,6 @@ from ..models import (
 from ..pairing import source_pairs
 from . import audit
 from .errors import AnnotationError
-from .text import plain_text
 
 BATCH_SIZE = 5000
 

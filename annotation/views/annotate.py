@@ -14,11 +14,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import push_url
 
+from common.parsing import whole_number
+from common.typing import AuthenticatedRequest
+
 from .. import selectors, services
 from ..models import Assignment, AssignmentState
-from ..parsing import whole_number
 from ..selectors import Step
-from ..typing import AuthenticatedRequest
 
 TEMPLATE = "annotation/annotate.html"
 # Keyed by the stored value, which is what `Assignment.state` reads back as.

@@ -10,10 +10,11 @@ from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from common.roles import is_admin, researcher_required
+from common.typing import AuthenticatedRequest
+
 from .. import selectors, services
 from ..models import ExportJob, ExportKind, ExportStatus, Study
-from ..roles import is_admin, researcher_required
-from ..typing import AuthenticatedRequest
 
 
 def export_context(user: User, study: Study) -> dict[str, Any]:

@@ -6,10 +6,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from common.roles import researcher_required, study_manager_required
+from common.typing import AuthenticatedRequest
+
 from .. import methods, selectors, services
 from ..models import Study, StudyResults
-from ..roles import researcher_required, study_manager_required
-from ..typing import AuthenticatedRequest
 from .exports import export_context
 
 

@@ -8,12 +8,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods
 
+from common.parsing import whole_number, whole_numbers
+from common.typing import AuthenticatedRequest
 from dialogues.models import Character
 
 from .. import selectors, services
 from ..models import Qualification, QualificationStatus
-from ..parsing import whole_number, whole_numbers
-from ..typing import AuthenticatedRequest
 
 
 @login_required

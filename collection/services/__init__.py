@@ -22,7 +22,6 @@ from .selection import (
     parse_rounds,
     parse_scenario_numbers,
     scenarios_numbered,
-    whole_id,
 )
 
 __all__ = [
@@ -46,5 +45,4 @@ __all__ = [
     "run_start",
     "runs_stalled_resume",
     "scenarios_numbered",
-    "whole_id",
 ]

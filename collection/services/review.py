@@ -5,6 +5,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from common import enqueue
+from common.text import plain_text
 
 from ..models import AnswerEdit, GeneratedAnswer, ReviewStatus, RunStatus, SimulatedFollowup
 from .cells import accept_into_source
@@ -35,7 +36,7 @@ def generated_answer_accept(*, generated: GeneratedAnswer, by, text: str | None 
     with transaction.atomic():
         generated = _flagged(generated)
         if text is not None:
-            text = text.replace("\x00", "").strip()
+            text = plain_text(text)
             if not text:
                 raise CollectionError("empty_text", "an accepted answer cannot be empty")
             if text != generated.text:

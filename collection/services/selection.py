@@ -8,13 +8,6 @@ from dialogues.models import ROUNDS, SCENARIO_COUNT, Character, Scenario
 from .errors import CollectionError
 
 
-def whole_id(value) -> int | None:
-    try:
-        return int(str(value or "").strip())
-    except ValueError:
-        return None
-
-
 def parse_scenario_numbers(text: str) -> list[int]:
     """`1-60`, `3`, `1-5,9,12-14` -> sorted scenario numbers."""
     numbers: set[int] = set()

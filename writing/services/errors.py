@@ -1,10 +1,7 @@
 """The refusal every write of fan writing raises: nothing was changed."""
 
+from common.errors import Refusal
 
-class WritingError(Exception):
-    """A request the rules refuse; nothing was changed. `code` is stable for tests."""
 
-    def __init__(self, code: str, message: str):
-        self.code = code
-        self.message = message
-        super().__init__(message)
+class WritingError(Refusal):
+    """A writing or review request the rules refuse; nothing was changed."""

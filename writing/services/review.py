@@ -7,6 +7,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import AnnotatorProfile
 from annotation.services import audit
+from common.text import plain_text
 from dialogues.models import Answer
 
 from ..models import TaskState, WritingTask
@@ -61,7 +62,7 @@ def _reviewable_for_update(task: WritingTask, states) -> WritingTask:
 @transaction.atomic
 def task_accept(*, task: WritingTask, reviewer, note: str = "") -> WritingTask:
     task = _reviewable_for_update(task, [TaskState.SUBMITTED])
-    note = str(note or "").replace("\x00", "").strip()[:NOTE_MAX_CHARS]
+    note = plain_text(note, NOTE_MAX_CHARS)
     task.state = TaskState.ACCEPTED
     task.reviewed_by = reviewer
     task.reviewed_at = timezone.now()
@@ -130,6 +131,6 @@ def task_edit(
         target_label=_task_label(task),
         before=before,
         after=after,
-        note=str(note or "").replace("\x00", "").strip()[:NOTE_MAX_CHARS],
+        note=plain_text(note, NOTE_MAX_CHARS),
     )
     return task

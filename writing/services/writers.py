@@ -7,6 +7,7 @@ from django.utils.translation import gettext as _
 
 from annotation.models import AnnotatorProfile, Qualification, QualificationStatus
 from annotation.services import audit
+from common.text import plain_text
 from dialogues.models import Character
 
 from ..models import ApplicationStatus, WriterApplication
@@ -56,7 +57,7 @@ def writer_review(
     *, application: WriterApplication, reviewer, approve: bool, note: str = ""
 ) -> WriterApplication:
     application = WriterApplication.objects.select_for_update().get(pk=application.pk)
-    note = str(note or "").replace("\x00", "").strip()[:NOTE_MAX_CHARS]
+    note = plain_text(note, NOTE_MAX_CHARS)
     before = {"status": application.status, "review_note": application.review_note}
     application.status = ApplicationStatus.APPROVED if approve else ApplicationStatus.REJECTED
     application.reviewed_by = reviewer

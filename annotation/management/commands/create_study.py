@@ -3,7 +3,7 @@ from django.db.models import Q
 
 from annotation import selectors, services
 from annotation.models import PairingDesign
-from annotation.parsing import whole_number
+from common.parsing import whole_number
 from dialogues.models import Character, Source, SourceKind
 
 

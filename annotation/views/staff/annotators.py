@@ -8,10 +8,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
+from common.roles import study_manager_required
+from common.typing import AuthenticatedRequest
+
 from ... import selectors, services
 from ...models import AnnotatorProfile, ProfileStatus, QualityFlag
-from ...roles import study_manager_required
-from ...typing import AuthenticatedRequest
 from .common import page_of, submit
 from .forms import AnnotatorFilterForm, FlagResolveForm, ReasonForm
 

@@ -4,10 +4,11 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from common.roles import admin_required
+from common.typing import AuthenticatedRequest
+
 from ... import selectors
 from ...models import AuditAction, Study
-from ...roles import admin_required
-from ...typing import AuthenticatedRequest
 from .common import page_of
 from .forms import AuditFilterForm
 

@@ -12,6 +12,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
+from common.redirects import safe_next
+
 from ... import services
 
 PAGE_SIZE = 50
@@ -24,8 +26,7 @@ def page_of(form: forms.Form, rows: QuerySet[Any] | Sequence[Any]) -> Page[Any]:
 
 def back(request: HttpRequest, default: str) -> str:
     """Back to the staff page the form was on (only ever a staff page), else `default`."""
-    next_url = request.POST.get("next", "")
-    return next_url if next_url.startswith("/staff/") else default
+    return safe_next(request, default, within="/staff/")
 
 
 def first_error(form: forms.Form) -> str:

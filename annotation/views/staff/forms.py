@@ -10,9 +10,10 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from common.parsing import whole_numbers
+from common.typing import StrOrPromise
+
 from ...models import AuditAction, ProfileStatus, Qualification, QualificationStatus
-from ...parsing import whole_numbers
-from ...typing import StrOrPromise
 
 ANY: list[tuple[str, StrOrPromise]] = [("", "")]
 

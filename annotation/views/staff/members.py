@@ -10,12 +10,12 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from common.roles import study_manager_required
+from common.typing import AuthenticatedRequest
 from dialogues.models import Character
 
 from ... import selectors, services
 from ...models import AnnotatorProfile, Study, StudyMembership
-from ...roles import study_manager_required
-from ...typing import AuthenticatedRequest
 from .common import back, submit
 from .forms import MembershipAddForm, MembershipChangeForm
 

@@ -8,10 +8,11 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from common.roles import study_manager_required
+from common.typing import AuthenticatedRequest
+
 from ... import selectors, services
 from ...models import Judgment, Study, StudyStatus
-from ...roles import study_manager_required
-from ...typing import AuthenticatedRequest
 from .common import attempt, submit
 from .forms import JudgmentDecisionForm, StudyCapsForm, StudyStatusForm
 

@@ -1,10 +1,8 @@
 """Types the views are annotated with; nothing here changes at run time.
 
 Django's `HttpRequest` knows neither the `htmx` attribute django-htmx's middleware adds
-(it is in every settings module) nor that, behind `login_required` or a `roles`
-decorator, the user is signed in. These subclasses say so for mypy. They live in
-`annotation` because the other apps' views already depend on `annotation.roles`, and no
-app may import the site package."""
+(it is in every settings module) nor that, behind `login_required` or a role decorator
+(`common.roles`), the user is signed in. These subclasses say so for mypy."""
 
 from typing import TYPE_CHECKING
 

@@ -1,7 +1,7 @@
 """Free text that people type (comments, reasons, notes, samples), as it is stored."""
 
 
-def plain_text(value, limit: int | None = None) -> str:
+def plain_text(value: object, limit: int | None = None) -> str:
     """Without NUL characters (PostgreSQL text cannot hold them, and they carry nothing),
     without surrounding space, and at most `limit` characters long."""
     text = str(value or "").replace("\x00", "").strip()

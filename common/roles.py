@@ -1,4 +1,4 @@
-"""The people who use the platform, as Django groups and flags.
+"""The people who use the platform, as Django groups and flags, the same in every app.
 
 - admin: `is_staff` or superuser (Django admin, the audit trail, everything below);
 - study manager: member of the `study managers` group, or an admin (screening, annotators,
