@@ -1,10 +1,12 @@
-"""Writes of what is rated. Sources are created here by every app (import, collection,
-writing), so that a source's kind is decided in one place and never silently changes:
-fans' answers counted as a model's would invert every human-vs-LLM figure."""
+"""Writes of what is rated. Sources and accepted answers are created here by every app
+(import, collection, writing), so that a source's kind is decided in one place and never
+silently changes (fans' answers counted as a model's would invert every human-vs-LLM
+figure), and an answer keeps who wrote it. The importer writes answers in bulk with the
+same fields (`importer._upsert_answers`)."""
 
 from django.db import transaction
 
-from .models import Source, SourceKind
+from .models import Answer, Character, Scenario, Source, SourceKind
 
 HUMAN_SOURCE_SLUG = "human"
 
@@ -39,3 +41,32 @@ def source_get_or_create(*, slug: str, kind: str, display_name: str = "") -> tup
         if source.kind != kind:
             raise SourceKindConflict(slug=slug, held=source.kind, stated=kind)
     return source, created
+
+
+def answer_put(
+    *,
+    character: Character,
+    scenario: Scenario,
+    source: Source,
+    round: int,
+    question: str,
+    text: str,
+    author=None,
+    author_label: str = "",
+) -> Answer:
+    """The source's answer to this round of this scenario, as one character, created or
+    replaced: a cell holds one answer (`one_answer_per_cell`). `author` is the fan who
+    wrote it here, `author_label` their pseudonym, which exports carry."""
+    answer, _ = Answer.objects.update_or_create(
+        character=character,
+        scenario=scenario,
+        source=source,
+        round=round,
+        defaults={
+            "question": question,
+            "text": text,
+            "author": author,
+            "author_label": author_label,
+        },
+    )
+    return answer

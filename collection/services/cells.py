@@ -10,7 +10,8 @@ already has its answers costs no API call.
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from dialogues.models import Answer, Character, Scenario
+from dialogues.models import Character, Scenario
+from dialogues.services import answer_put
 
 from .. import guards
 from ..client import (
@@ -67,14 +68,14 @@ def _call_recorder(*, run, endpoint, purpose, character, scenario, round_):
 
 def accept_into_source(generated: GeneratedAnswer) -> None:
     """The accepted text becomes the source's `dialogues.Answer`, like an imported one."""
-    answer, _ = Answer.objects.update_or_create(
+    generated.answer = answer_put(
         character=generated.character,
         scenario=generated.scenario,
         source=generated.source,
         round=generated.round,
-        defaults={"question": generated.question, "text": generated.text},
+        question=generated.question,
+        text=generated.text,
     )
-    generated.answer = answer
 
 
 def _generate(*, run, character, scenario, round_, question, messages, prompt, system_prompt):

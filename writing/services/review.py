@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from annotation.models import AnnotatorProfile
 from annotation.services import audit
 from common.text import plain_text
-from dialogues.models import Answer
+from dialogues.services import answer_put
 
 from ..models import TaskState, WritingTask
 from .errors import WritingError
@@ -32,17 +32,15 @@ def _answers_write(task: WritingTask) -> None:
         (1, task.scenario.question, task.answer_r1),
         (2, task.question_r2, task.answer_r2),
     ):
-        Answer.objects.update_or_create(
+        answer_put(
             character=task.character,
             scenario=task.scenario,
             source=task.run.source,
             round=round_,
-            defaults={
-                "question": question,
-                "text": text,
-                "author": task.writer,
-                "author_label": pseudonym,
-            },
+            question=question,
+            text=text,
+            author=task.writer,
+            author_label=pseudonym,
         )
 
 
