@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -80,7 +81,7 @@ def apply(request: AuthenticatedRequest) -> HttpResponse:
     return redirect("write")
 
 
-def _why_nothing_to_write(user) -> str:
+def _why_nothing_to_write(user: User) -> str:
     statuses = set(WriterApplication.objects.filter(user=user).values_list("status", flat=True))
     if ApplicationStatus.APPROVED in statuses:
         return _("Nothing to write right now. Thank you! Check back later.")
