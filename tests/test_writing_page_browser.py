@@ -199,6 +199,7 @@ def test_staff_tell_accept_return_and_edit_apart(
 
     accept, give_back, edit = (page.get_by_test_id(name) for name in ("accept", "return", "edit"))
     assert len({style(accept), style(give_back), style(edit)}) == 3
+    assert "#}" not in page.locator("main").inner_text()
     boxes = [button.bounding_box() for button in (accept, give_back, edit)]
     for box in boxes:
         assert box["height"] >= 44

@@ -79,3 +79,27 @@ def test_the_waiting_writer_is_told_in_chinese_by_default(client, run, luffy, se
     page = messages_after(client, client.get(reverse("write-next")))
 
     assert "你的写作申请正在审核中" in page
+
+
+def test_staff_read_a_dialogues_flags_as_words(client, run, luffy, settings):
+    from writing import services
+    from writing.models import WritingTask
+
+    writer = make_writer("wendy@example.com", [luffy])
+    task = services.task_next(user=writer)
+    WritingTask.objects.filter(pk=task.pk).update(
+        flags=["paste:r1", "near_duplicate:gpt-4o:r2", "something_new"]
+    )
+    client.force_login(UserFactory(email="manager@example.com", is_staff=True))
+
+    review = client.get(reverse("write-staff-task", args=[task.pk])).content.decode()
+    listing = client.get(reverse("write-staff-run", args=[run.pk])).content.decode()
+    settings.LANGUAGE_CODE = "zh-hans"
+    chinese = client.get(reverse("write-staff-task", args=[task.pk])).content.decode()
+
+    for page in (review, listing):
+        assert "Pasted text in round 1" in page
+        assert "Round 2 is close to an answer of gpt-4o" in page
+        assert "something_new" in page  # an unknown flag still shows
+        assert "paste:r1" not in page and "near_duplicate:" not in page
+    assert "第 1 轮有粘贴的文字" in chinese
