@@ -100,7 +100,7 @@ def run_detail(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
 def run_control(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(CollectionRun, pk=run_id)
     try:
-        run = services.run_control(run=run, action=request.POST.get("action", ""))
+        run = services.run_control(run=run, action=request.POST.get("action", ""), by=request.user)
     except services.CollectionError as refusal:
         messages.error(request, refusal.message)
     else:

@@ -1,8 +1,8 @@
 """The people who use the platform, as Django groups and flags, the same in every app.
 
-- admin: `is_staff` or superuser (Django admin, the audit trail, everything below);
+- admin: `is_staff` or superuser (Django admin, answer collection, everything below);
 - study manager: member of the `study managers` group, or an admin (screening, annotators,
-  assignment, study dashboards);
+  assignment, study dashboards, the audit trail);
 - researcher: member of the `researchers` group, or a study manager (results, exports, API);
 - annotator: any other signed-in account, once screened and approved.
 """

@@ -259,3 +259,41 @@ def test_a_run_started_while_the_broker_is_down_is_sent_again_by_the_beat(
     assert run.status == RunStatus.FINISHED
     assert Answer.objects.filter(source__slug="new-model").count() == 4
     assert collection_runs_catch_up() == []
+
+
+def test_collection_actions_are_in_the_audit_trail_for_managers_to_read(client, world):
+    from annotation.models import AuditEvent
+
+    client.force_login(world["admin"])
+    world["server"].script("english")
+    start(client, world, scenarios="1", rounds="1")
+    run = CollectionRun.objects.get()
+    flagged = GeneratedAnswer.objects.get(review_status=ReviewStatus.FLAGGED)
+    client.post(
+        reverse("collection:answer-review", args=[flagged.pk]),
+        {"action": "edit", "text": "别担心！"},
+    )
+    run.status = RunStatus.RUNNING
+    run.save()
+    control = reverse("collection:run-control", args=[run.pk])
+    client.post(control, {"action": "pause"})
+    client.post(control, {"action": "cancel"})
+    client.post(control, {"action": "resume"})  # refused: a cancelled run stays cancelled
+
+    actions = list(AuditEvent.objects.order_by("at", "pk").values_list("action", "actor"))
+    admin = world["admin"].pk
+    assert actions == [
+        ("collection.run_start", admin),
+        ("collection.edit", admin),
+        ("collection.accept", admin),
+        ("collection.run_pause", admin),
+        ("collection.run_cancel", admin),
+    ]
+    edit = AuditEvent.objects.get(action="collection.edit")
+    assert edit.after == {"text": "别担心！"} and edit.before["text"]
+
+    client.force_login(world["manager"])
+    html = client.get("/staff/audit/").content.decode()
+    for name in ("Collection run started", "Model answer edited", "Collection run cancelled"):
+        assert name in html
+    assert "collection.edit</td>" not in html

@@ -102,8 +102,8 @@ ROLE_OF = {
     "write-staff-run-create": MANAGER,
     "write-staff-run": MANAGER,
     "write-staff-task": MANAGER,
-    # Admins: the audit trail, and model endpoints with their keys' names.
-    "staff:audit": ADMIN,
+    "staff:audit": MANAGER,
+    # Admins: model endpoints with their keys' names.
     "collection:runs": ADMIN,
     "collection:run": ADMIN,
     "collection:run-control": ADMIN,

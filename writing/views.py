@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -23,7 +24,14 @@ from common.typing import AuthenticatedRequest
 from dialogues.models import Character, Scenario
 
 from . import selectors, services
-from .models import FollowupMode, TaskState, WriterApplication, WritingRun, WritingTask
+from .models import (
+    ApplicationStatus,
+    FollowupMode,
+    TaskState,
+    WriterApplication,
+    WritingRun,
+    WritingTask,
+)
 
 TASK_TEMPLATE = "writing/task.html"
 
@@ -73,12 +81,26 @@ def apply(request: AuthenticatedRequest) -> HttpResponse:
     return redirect("write")
 
 
+def _why_nothing_to_write(user: User) -> str:
+    statuses = set(WriterApplication.objects.filter(user=user).values_list("status", flat=True))
+    if ApplicationStatus.APPROVED in statuses:
+        return _("Nothing to write right now. Thank you! Check back later.")
+    if ApplicationStatus.PENDING in statuses:
+        return _(
+            "Your application to write is being reviewed. You can start writing once the "
+            "study team approves it; this page will show it."
+        )
+    if statuses:
+        return _("Your application to write was not approved.")
+    return _("Apply to write a character first.")
+
+
 @login_required
 @require_GET
 def next_task(request: AuthenticatedRequest) -> HttpResponse:
     task = services.task_next(user=request.user)
     if task is None:
-        messages.info(request, _("Nothing to write right now. Thank you! Check back later."))
+        messages.info(request, _why_nothing_to_write(request.user))
         return redirect("write")
     return redirect("write-task", token=task.token)
 

@@ -22,6 +22,20 @@ class AuditAction(models.TextChoices):
     MEMBERSHIP_ADD = "membership.add", _("Annotator assigned to study")
     MEMBERSHIP_REMOVE = "membership.remove", _("Annotator removed from study")
     MEMBERSHIP_CAP = "membership.cap", _("Annotator's cap changed")
+    # Fan writing and answer collection record their staff actions here too; the codes
+    # are theirs (annotation imports neither app), the names are the trail's.
+    WRITER_APPROVE = "writer.approve", _("Writer approved")
+    WRITER_REJECT = "writer.reject", _("Writer rejected")
+    WRITING_ACCEPT = "writing.accept", _("Dialogue accepted")
+    WRITING_RETURN = "writing.return", _("Dialogue returned to the writer")
+    WRITING_EDIT = "writing.edit", _("Dialogue edited by staff")
+    COLLECTION_RUN_START = "collection.run_start", _("Collection run started")
+    COLLECTION_RUN_PAUSE = "collection.run_pause", _("Collection run paused")
+    COLLECTION_RUN_RESUME = "collection.run_resume", _("Collection run resumed")
+    COLLECTION_RUN_CANCEL = "collection.run_cancel", _("Collection run cancelled")
+    COLLECTION_ACCEPT = "collection.accept", _("Model answer accepted")
+    COLLECTION_EDIT = "collection.edit", _("Model answer edited")
+    COLLECTION_REGENERATE = "collection.regenerate", _("Model answer discarded and asked again")
 
 
 class AuditEvent(models.Model):

@@ -4,6 +4,8 @@ again. Every decision is kept as an `AnswerEdit`."""
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.models import AuditAction
+from annotation.services import audit
 from common import enqueue
 from common.text import plain_text
 
@@ -12,8 +14,26 @@ from .cells import accept_into_source
 from .errors import CollectionError
 from .runs import CELL_COLLECT_TASK
 
+_TRAIL = {
+    "accept": AuditAction.COLLECTION_ACCEPT,
+    "edit": AuditAction.COLLECTION_EDIT,
+    "regenerate": AuditAction.COLLECTION_REGENERATE,
+}
+
 
 def _audit(*, generated_answer: GeneratedAnswer, editor, action: str, **texts) -> AnswerEdit:
+    """The decision as an `AnswerEdit` (the run's own history) and in the staff's audit
+    trail, where study managers read every staff action."""
+    before = {"text": texts["text_before"]} if "text_before" in texts else {}
+    after = {"text": texts["text_after"]} if "text_after" in texts else {}
+    audit.record(
+        actor=editor,
+        action=_TRAIL[action],
+        target=generated_answer,
+        target_label=f"{generated_answer.run.source.slug} / {generated_answer}",
+        before=before,
+        after=after,
+    )
     return AnswerEdit.objects.create(
         generated_answer=generated_answer,
         run=generated_answer.run,

@@ -8,6 +8,8 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
+from annotation.models import AuditAction
+from annotation.services import audit
 from common import enqueue
 from dialogues.models import Character, Scenario, SourceKind
 from dialogues.services import SourceKindConflict, source_get_or_create
@@ -62,6 +64,7 @@ def run_start(
             "error": "",
             "finished_at": None,
         }
+        continued = run is not None
         if run is None:
             run = CollectionRun.objects.create(source=source, created_by=created_by, **fields)
         else:
@@ -69,7 +72,26 @@ def run_start(
                 setattr(run, name, value)
             run.save()
         run.characters.set(characters)
+        audit.record(
+            actor=created_by,
+            action=AuditAction.COLLECTION_RUN_START,
+            target=run,
+            target_label=_run_label(run),
+            after={
+                "source": source.slug,
+                "endpoint": endpoint.name,
+                "simulator": simulator_endpoint.name,
+                "characters": len(characters),
+                "scenarios": len(scenarios),
+                "rounds": rounds,
+                "continued": continued,
+            },
+        )
     return run
+
+
+def _run_label(run: CollectionRun) -> str:
+    return f"{run.source.slug} #{run.pk}"
 
 
 def run_fail(*, run: CollectionRun, error: str) -> None:
@@ -92,6 +114,11 @@ def run_finish_if_complete(*, run: CollectionRun) -> bool:
     return run.status == RunStatus.FINISHED
 
 
+_AUDITED = {
+    "pause": AuditAction.COLLECTION_RUN_PAUSE,
+    "resume": AuditAction.COLLECTION_RUN_RESUME,
+    "cancel": AuditAction.COLLECTION_RUN_CANCEL,
+}
 _TRANSITIONS = {
     "pause": ({RunStatus.RUNNING}, RunStatus.PAUSED),
     "resume": ({RunStatus.PAUSED, RunStatus.FAILED}, RunStatus.RUNNING),
@@ -99,7 +126,7 @@ _TRANSITIONS = {
 }
 
 
-def run_control(*, run: CollectionRun, action: str) -> CollectionRun:
+def run_control(*, run: CollectionRun, action: str, by=None) -> CollectionRun:
     """Pause, resume or cancel. Cells in flight finish their current call and stop; the
     answers collected so far stay. Resuming enqueues the missing cells again."""
     if action not in _TRANSITIONS:
@@ -111,10 +138,19 @@ def run_control(*, run: CollectionRun, action: str) -> CollectionRun:
             raise CollectionError(
                 "bad_transition", f"a {run.get_status_display().lower()} run cannot be {action}d"
             )
+        before = run.status
         run.status = to
         if to == RunStatus.RUNNING:
             run.error = ""
         run.save(update_fields=["status", "error"])
+        audit.record(
+            actor=by,
+            action=_AUDITED[action],
+            target=run,
+            target_label=_run_label(run),
+            before={"status": before},
+            after={"status": to},
+        )
         if to == RunStatus.RUNNING:
             run_enqueue(run=run)
     return run

@@ -118,14 +118,26 @@
   document.addEventListener("keydown", function (event) {
     var form = document.querySelector("form.rating-form");
     if (!form || event.ctrlKey || event.metaKey || event.altKey) { return; }
-    if (!inRatingRow(form, event.target)) { return; }
+    // Once every row is rated the focus waits on Submit; from there ↑ goes back into the
+    // rows and digits still change the highlighted row, so a rater can correct one.
+    var onSubmit = event.target === form.querySelector("button[type=submit]");
+    if (!onSubmit && !inRatingRow(form, event.target)) { return; }
     var group = form._activeGroup;
     if (/^[1-9]$/.test(event.key) && group) {
       var input = group.querySelector('input[data-key="' + event.key + '"]');
       if (input) {
         event.preventDefault();
+        // A digit in a row that was already rated corrects it and stays there: ↑ ↓ go on
+        // from it, Enter submits. A first rating moves on to what is still missing.
+        var correcting = isAnswered(group);
+        var hadFocus = document.activeElement && document.activeElement.closest("form") === form;
         input.checked = true;
         input.dispatchEvent(new Event("change", { bubbles: true }));
+        if (correcting) {
+          setActive(form, group, true);
+          if (hadFocus) { input.focus({ preventScroll: true }); }
+          return;
+        }
         var next = firstUnanswered(form);
         setActive(form, next || group, true);
         if (next) {
@@ -136,6 +148,15 @@
         } else {
           form.querySelector("button[type=submit]").focus({ preventScroll: true });
         }
+      }
+    } else if (onSubmit) {
+      // Below Submit there is no row; Enter and Space press the button as usual.
+      if (event.key === "ArrowUp") {
+        event.preventDefault();
+        var rows = groups(form);
+        setActive(form, rows[rows.length - 1], true);
+        var last = form._activeGroup && (form._activeGroup.querySelector("input:checked") || form._activeGroup.querySelector("input"));
+        if (last) { last.focus({ preventScroll: true }); }
       }
     } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();

@@ -1,5 +1,6 @@
 // Writing in character: a draft that survives a reload, a character count, pastes
-// reported to the server (staff see them as a flag), Ctrl/⌘+Enter sends.
+// reported to the server (staff see them as a flag), a paste too long for the field
+// announced and kept to copy from, Ctrl/⌘+Enter sends.
 // Bound on htmx:load as well, like annotate.js, although writing forms are full pages.
 (function () {
   "use strict";
@@ -8,7 +9,7 @@
 
   function save(form) {
     var values = {};
-    form.querySelectorAll("textarea").forEach(function (field) { values[field.name] = field.value; });
+    form.querySelectorAll("textarea[name]").forEach(function (field) { values[field.name] = field.value; });
     try { localStorage.setItem(key(form), JSON.stringify(values)); } catch (e) { /* private mode */ }
   }
 
@@ -17,7 +18,7 @@
     try { raw = localStorage.getItem(key(form)); } catch (e) { return; }
     if (!raw) { return; }
     var values = JSON.parse(raw);
-    form.querySelectorAll("textarea").forEach(function (field) {
+    form.querySelectorAll("textarea[name]").forEach(function (field) {
       // Text the server sent back (a refused submission) wins over the draft.
       if (!field.value && values[field.name]) { field.value = values[field.name]; }
     });
@@ -34,6 +35,34 @@
     counter.classList.toggle("over", guidance > 0 && n > guidance * 2);
   }
 
+  function codePoints(text) { return Array.from(text).length; }
+
+  // The browser would cut an oversized paste at maxlength without a word. Put in what
+  // fits ourselves, say so, and show the whole paste (in a field that is never sent).
+  function pasteTooLong(form, event) {
+    var field = event.target;
+    if (!field || field.tagName !== "TEXTAREA" || !field.name || !(field.maxLength > 0)) { return; }
+    if (!event.clipboardData) { return; }
+    var text = event.clipboardData.getData("text/plain");
+    var start = field.selectionStart;
+    var end = field.selectionEnd;
+    var room = field.maxLength - (field.value.length - (end - start));
+    if (text.length <= room) { return; }
+    var notice = form.querySelector("[data-paste-cut]");
+    if (!notice) { return; }
+    event.preventDefault();
+    var kept = text.slice(0, Math.max(0, room));
+    if (/[\uD800-\uDBFF]$/.test(kept)) { kept = kept.slice(0, -1); }  // never half a character
+    field.setRangeText(kept, start, end, "end");
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    notice.querySelector("[data-paste-message]").textContent = notice.dataset.message
+      .replace("{pasted}", String(codePoints(text)))
+      .replace("{kept}", String(codePoints(kept)))
+      .replace("{max}", String(field.maxLength));
+    notice.querySelector("[data-pasted]").value = text;
+    notice.hidden = false;
+  }
+
   function bind(form) {
     if (form._bound) { return; }
     form._bound = true;
@@ -41,8 +70,13 @@
     count(form);
     var pastes = form.querySelector("[data-pastes]");
     form.addEventListener("input", function () { save(form); count(form); });
-    form.addEventListener("paste", function () {
+    form.addEventListener("paste", function (event) {
       if (pastes) { pastes.value = String(parseInt(pastes.value || "0", 10) + 1); }
+      pasteTooLong(form, event);
+    });
+    form.addEventListener("click", function (event) {
+      var dismiss = event.target.closest("[data-paste-dismiss]");
+      if (dismiss) { dismiss.closest("[data-paste-cut]").hidden = true; }
     });
     form.addEventListener("keydown", function (event) {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {

@@ -5,7 +5,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import AnnotatorProfile
+from annotation.models import AnnotatorProfile, AuditAction
 from annotation.services import audit
 from common.text import plain_text
 from dialogues.services import answer_put
@@ -69,7 +69,7 @@ def task_accept(*, task: WritingTask, reviewer, note: str = "") -> WritingTask:
     _answers_write(task)
     audit.record(
         actor=reviewer,
-        action="writing.accept",
+        action=AuditAction.WRITING_ACCEPT,
         target=task,
         target_label=_task_label(task),
         before={"state": TaskState.SUBMITTED},
@@ -90,7 +90,7 @@ def task_return(*, task: WritingTask, reviewer, note: str) -> WritingTask:
     task.save()
     audit.record(
         actor=reviewer,
-        action="writing.return",
+        action=AuditAction.WRITING_RETURN,
         target=task,
         target_label=_task_label(task),
         before={"state": TaskState.SUBMITTED},
@@ -124,7 +124,7 @@ def task_edit(
         _answers_write(task)
     audit.record(
         actor=reviewer,
-        action="writing.edit",
+        action=AuditAction.WRITING_EDIT,
         target=task,
         target_label=_task_label(task),
         before=before,

@@ -5,7 +5,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import AnnotatorProfile, Qualification, QualificationStatus
+from annotation.models import AnnotatorProfile, AuditAction, Qualification, QualificationStatus
 from annotation.services import audit
 from common.text import plain_text
 from dialogues.models import Character
@@ -67,7 +67,7 @@ def writer_review(
     profile = AnnotatorProfile.objects.filter(user=application.user).first()
     audit.record(
         actor=reviewer,
-        action="writer.approve" if approve else "writer.reject",
+        action=AuditAction.WRITER_APPROVE if approve else AuditAction.WRITER_REJECT,
         target=application,
         target_label=f"{profile.pseudonym if profile else application.user_id} / "
         f"{application.character.key}",

@@ -1,7 +1,10 @@
 """Lets the staff screening page show writer applications without `annotation` knowing
-about fan writing."""
+about fan writing, and names a dialogue's flags for the staff who review it."""
+
+import re
 
 from django import template
+from django.utils.translation import gettext as _
 
 from ..selectors import pending_applications
 
@@ -11,3 +14,21 @@ register = template.Library()
 @register.inclusion_tag("writing/_applications.html", takes_context=True)
 def writer_applications(context):
     return {"applications": pending_applications(), "request": context["request"]}
+
+
+@register.filter
+def flag_names(flags: list[str]) -> str:
+    """`paste:r1` and `near_duplicate:SLUG:r2` (see services.rounds) in words; a flag of
+    another kind shows as it is."""
+    names = []
+    for flag in flags or []:
+        if found := re.fullmatch(r"paste:r(\d)", flag):
+            names.append(_("Pasted text in round %(round)s") % {"round": found[1]})
+        elif found := re.fullmatch(r"near_duplicate:(.+):r(\d)", flag):
+            names.append(
+                _("Round %(round)s is close to an answer of %(source)s")
+                % {"round": found[2], "source": found[1]}
+            )
+        else:
+            names.append(flag)
+    return "; ".join(names)

@@ -1,10 +1,13 @@
-"""The audit trail, for admins."""
+"""The audit trail, for study managers and admins: every staff action, fan writing and
+answer collection included, and every automatic pause."""
 
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_GET
 
-from common.roles import admin_required
+from common.roles import study_manager_required
 from common.typing import AuthenticatedRequest
 
 from ... import selectors
@@ -12,8 +15,30 @@ from ...models import AuditAction, Study
 from .common import page_of
 from .forms import AuditFilterForm
 
+# The filter's groups, by the first part of an action's code.
+ACTION_GROUPS = {
+    "qualification": pgettext_lazy("staff page", "Screening"),
+    "annotator": gettext_lazy("Annotators"),
+    "membership": gettext_lazy("Annotators"),
+    "judgment": gettext_lazy("Judgments and flags"),
+    "flag": gettext_lazy("Judgments and flags"),
+    "study": gettext_lazy("Studies"),
+    "writer": gettext_lazy("Fan writing"),
+    "writing": gettext_lazy("Fan writing"),
+    "collection": gettext_lazy("Answer collection"),
+}
 
-@admin_required
+
+def action_groups() -> list[tuple[str, list[tuple[str, str]]]]:
+    """The actions as (group name, [(code, name)]), one <optgroup> each."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for code, label in AuditAction.choices:
+        name = str(ACTION_GROUPS.get(code.split(".")[0], _("Other")))
+        groups.setdefault(name, []).append((code, str(label)))
+    return list(groups.items())
+
+
+@study_manager_required
 @require_GET
 def audit_log(request: AuthenticatedRequest) -> HttpResponse:
     form = AuditFilterForm(request.GET)
@@ -26,7 +51,7 @@ def audit_log(request: AuthenticatedRequest) -> HttpResponse:
         "staff/audit.html",
         {
             "page": page_of(form, events),
-            "actions": AuditAction.choices,
+            "action_groups": action_groups(),
             "studies": Study.objects.order_by("name"),
             "filters": filters,
         },

@@ -1,0 +1,136 @@
+"""The audit trail as study managers read it: every action by a human name in English
+and Chinese, writing and collection actions among the filter's choices, and a manager
+finds their own review of a fan's dialogue there."""
+
+import re
+
+import pytest
+from annotation.roles import STUDY_MANAGERS_GROUP
+from django.contrib.auth.models import Group
+from django.urls import reverse
+from django.utils import translation
+
+from annotation.models import AuditAction, AuditEvent
+from dialogues.models import Scenario
+from tests.factories import UserFactory
+from tests.fixtures.writing import FOLLOWUP, ROUND_1, ROUND_2, make_run, make_writer
+from writing import services
+
+pytestmark = pytest.mark.django_db
+
+WRITING_ACTIONS = ["writer.approve", "writer.reject", "writing.accept", "writing.return"]
+WRITING_ACTIONS += ["writing.edit"]
+COLLECTION_ACTIONS = [
+    "collection.run_start",
+    "collection.run_pause",
+    "collection.run_resume",
+    "collection.run_cancel",
+    "collection.accept",
+    "collection.edit",
+    "collection.regenerate",
+]
+
+
+@pytest.fixture
+def manager(db):
+    user = UserFactory(email="manager@example.com")
+    user.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
+    return user
+
+
+@pytest.fixture
+def reviewed(luffy, manager):
+    """A fan's dialogue that the manager edited and returned on the review page."""
+    run = make_run([luffy], list(Scenario.objects.order_by("number")[:1]))
+    writer = make_writer("wendy@example.com", [luffy])
+    player = make_writer("umar@example.com", [luffy])
+    task = services.task_next(user=writer)
+    services.round_1_submit(user=writer, token=task.token, text=ROUND_1)
+    followup = services.followup_next(user=player)
+    services.followup_submit(user=player, followup_token=followup.followup_token, text=FOLLOWUP)
+    task = services.round_2_submit(user=writer, token=task.token, text=ROUND_2)
+    return run, task
+
+
+def what_column(html: str) -> list[str]:
+    return re.findall(r'<td data-label="(?:What|操作)">(.*?)</td>', html, re.S)
+
+
+def test_a_manager_finds_their_own_edit_of_a_dialogue_in_the_trail(client, manager, reviewed):
+    _, task = reviewed
+    client.force_login(manager)
+    response = client.post(
+        reverse("write-staff-task", args=[task.pk]),
+        {
+            "action": "edit",
+            "answer_r1": ROUND_1 + "！",
+            "question_r2": FOLLOWUP,
+            "answer_r2": ROUND_2,
+        },
+    )
+    assert response.status_code == 302
+
+    page = client.get("/staff/audit/?action=writing.edit")
+
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert what_column(html) == ["Dialogue edited by staff"]
+    assert "manager@example.com" in html
+    assert 'href="/staff/audit/"' in client.get("/staff/").content.decode()
+
+
+def test_every_action_has_a_name_in_english_and_chinese():
+    for code, label in AuditAction.choices:
+        with translation.override("en"):
+            english = str(label)
+        with translation.override("zh-hans"):
+            chinese = str(label)
+        assert english != code and "." not in english, code
+        assert chinese != english and re.search(r"[\u4e00-\u9fff]", chinese), code
+
+
+def test_the_writing_actions_read_as_words_not_codes(client, manager, reviewed, settings):
+    _, task = reviewed
+    services.task_return(task=task, reviewer=manager, note="再热情一点")
+    client.force_login(manager)
+
+    english = client.get("/staff/audit/").content.decode()
+    settings.LANGUAGE_CODE = "zh-hans"
+    chinese = client.get("/staff/audit/").content.decode()
+
+    assert "Dialogue returned to the writer" in what_column(english)
+    assert "Writer approved" in what_column(english)
+    assert "对话已退回写手" in what_column(chinese)
+    for html in (english, chinese):
+        assert not any(re.fullmatch(r"[a-z_]+\.[a-z_]+", cell) for cell in what_column(html))
+
+
+def test_the_filter_offers_writing_and_collection_actions(client, manager):
+    client.force_login(manager)
+
+    html = client.get("/staff/audit/").content.decode()
+
+    offered = re.findall(r'<option value="([a-z_]+\.[a-z_]+)"', html)
+    for code in WRITING_ACTIONS + COLLECTION_ACTIONS:
+        assert code in offered, code
+    assert "<optgroup" in html
+
+
+def test_filtering_by_a_writing_action_shows_only_it(client, manager, reviewed):
+    _, task = reviewed
+    services.task_accept(task=task, reviewer=manager)
+    client.force_login(manager)
+
+    html = client.get("/staff/audit/?action=writing.accept").content.decode()
+
+    assert what_column(html) == ["Dialogue accepted"]
+    assert AuditEvent.objects.filter(action="writer.approve").count() == 2
+
+
+def test_an_unknown_action_in_the_filter_is_refused_and_lists_nothing_strange(client, manager):
+    client.force_login(manager)
+
+    response = client.get("/staff/audit/?action=<script>")
+
+    assert response.status_code in (200, 400)
+    assert "<script>" not in response.content.decode()

@@ -1,0 +1,81 @@
+"""Correcting a rating with the keyboard once every row is rated: the focus is on
+Submit, ↑ goes back into the rows, and digits change the highlighted row there as they
+did before it was complete; nothing is sent until Enter."""
+
+import pytest
+
+from annotation import demo
+from annotation.models import Judgment
+from tests.factories import approved_annotator, lease_pair
+from tests.test_browser_rating_page import (
+    DESKTOP,
+    PHONE,
+    open_as,
+    problems,
+    rate_with_digits,
+    ready_form,
+    wait_for_other_item,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def rater(demo_dataset, luffy):
+    demo.demo_prepare(annotators=[])
+    return approved_annotator("rater@example.com", [luffy])
+
+
+def active_row(page):
+    return page.evaluate(
+        "() => { const all = [...document.querySelectorAll('form.rating-form [data-group]')];"
+        " return all.findIndex(g => g.classList.contains('active')); }"
+    )
+
+
+def checked(page, name):
+    return page.evaluate(
+        "name => { const c = document.querySelector("
+        "`form.rating-form input[name='${name}']:checked`); return c && c.value; }",
+        name,
+    )
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_arrow_up_from_submit_and_a_digit_correct_a_rated_row(
+    live_server, new_page, rater, viewport
+):
+    lease = lease_pair(rater)
+    page = open_as(new_page, live_server, rater, f"/annotate/{lease.token}/", viewport=viewport)
+    form = ready_form(page)
+    rows = form.locator("[data-group]").count()
+    last = form.locator("[data-group]").nth(rows - 1)
+    last_name = last.locator("input").first.get_attribute("name")
+    page.focus("form.rating-form fieldset.scale input")
+    rate_with_digits(page)  # every scale 4, the choice rows 1
+    assert page.evaluate("document.activeElement.id") == "submit-rating"
+
+    page.keyboard.press("ArrowUp")
+    assert active_row(page) == rows - 1
+    page.keyboard.press("3")  # "tie" / "not sure" in the last choice row
+    assert checked(page, last_name) in ("tie", "unsure")
+
+    # ... and further up, a scale: ↑ twice more lands on a scale row when there are two
+    # choice rows, once when there is one; the digit changes that scale's value.
+    choices = form.locator("fieldset.choice").count()
+    for _ in range(choices):
+        page.keyboard.press("ArrowUp")
+    scale_index = rows - 1 - choices
+    assert active_row(page) == scale_index
+    scale_name = (
+        form.locator("[data-group]").nth(scale_index).locator("input").first.get_attribute("name")
+    )
+    page.keyboard.press("2")
+    assert checked(page, scale_name) == "2"
+    assert not Judgment.objects.filter(assignment=lease).exists()
+
+    page.keyboard.press("Enter")
+    wait_for_other_item(page, lease.token)
+    judgment = Judgment.objects.get(assignment=lease)
+    assert judgment.ratings.filter(value=2).count() == 1
+    assert problems(page) == []
