@@ -5,12 +5,12 @@ finds their own review of a fan's dialogue there."""
 import re
 
 import pytest
-from annotation.roles import STUDY_MANAGERS_GROUP
 from django.contrib.auth.models import Group
 from django.urls import reverse
 from django.utils import translation
 
 from annotation.models import AuditAction, AuditEvent
+from common.roles import STUDY_MANAGERS_GROUP
 from dialogues.models import Scenario
 from tests.factories import UserFactory
 from tests.fixtures.writing import FOLLOWUP, ROUND_1, ROUND_2, make_run, make_writer
