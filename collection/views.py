@@ -40,7 +40,7 @@ def _form_context(form: QueryDict | None = None, error: str | None = None) -> di
 @require_http_methods(["GET", "POST"])
 def run_list(request: AuthenticatedRequest) -> HttpResponse:
     if request.method == "GET":
-        return render(request, "staff/collection_runs.html", _form_context())
+        return render(request, "collection/runs.html", _form_context())
     form = request.POST
     try:
         endpoints = ModelEndpoint.objects.in_bulk(
@@ -74,11 +74,11 @@ def run_list(request: AuthenticatedRequest) -> HttpResponse:
         )
     except services.CollectionError as refusal:
         return render(
-            request, "staff/collection_runs.html", _form_context(form, refusal.message), status=400
+            request, "collection/runs.html", _form_context(form, refusal.message), status=400
         )
     services.run_enqueue(run=run)
     messages.success(request, _("The run has started."))
-    return redirect("collection:run", run_id=run.pk)
+    return redirect("collection-run", run_id=run.pk)
 
 
 @admin_required
@@ -91,7 +91,7 @@ def run_detail(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
     for answer in flagged:
         answer.flag_labels = [_(FLAG_LABELS.get(flag, flag)) for flag in answer.flags]
     context = {"run": run, "progress": selectors.run_progress(run), "flagged": flagged}
-    template = "staff/collection_run.html#progress" if request.htmx else "staff/collection_run.html"
+    template = "collection/run.html#progress" if request.htmx else "collection/run.html"
     return render(request, template, context)
 
 
@@ -107,7 +107,7 @@ def run_control(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
         messages.success(
             request, _("The run is now: %(status)s") % {"status": run.get_status_display()}
         )
-    return redirect("collection:run", run_id=run.pk)
+    return redirect("collection-run", run_id=run.pk)
 
 
 @admin_required
@@ -130,4 +130,4 @@ def answer_review(request: AuthenticatedRequest, answer_id: int) -> HttpResponse
         messages.error(request, refusal.message)
     else:
         messages.success(request, _("Review saved."))
-    return redirect("collection:run", run_id=generated.run_id)
+    return redirect("collection-run", run_id=generated.run_id)

@@ -71,7 +71,7 @@ def start(client, world, **overrides):
         "rounds": "1,2",
         **overrides,
     }
-    return client.post(reverse("collection:runs"), form)
+    return client.post(reverse("collection-runs"), form)
 
 
 @pytest.mark.parametrize("visitor", ["anonymous", "annotator", "researcher", "manager"])
@@ -79,7 +79,7 @@ def test_only_admins_reach_the_collection_pages(client, world, visitor):
     if visitor != "anonymous":
         client.force_login(world[visitor])
 
-    listing = client.get(reverse("collection:runs"))
+    listing = client.get(reverse("collection-runs"))
     posted = start(client, world)
     run = CollectionRun.objects.create(
         source=Source.objects.get(slug="human"),
@@ -88,8 +88,8 @@ def test_only_admins_reach_the_collection_pages(client, world, visitor):
         simulator_prompt="",
         status=RunStatus.PAUSED,
     )
-    page = client.get(reverse("collection:run", args=[run.pk]))
-    control = client.post(reverse("collection:run-control", args=[run.pk]), {"action": "resume"})
+    page = client.get(reverse("collection-run", args=[run.pk]))
+    control = client.post(reverse("collection-run-control", args=[run.pk]), {"action": "resume"})
 
     expected = 302 if visitor == "anonymous" else 403
     for response in (listing, posted, page, control):
@@ -104,7 +104,7 @@ def test_an_admin_starts_a_run_and_watches_it_finish(client, world):
     response = start(client, world)
 
     run = CollectionRun.objects.get()
-    assert response.status_code == 302 and response.url == reverse("collection:run", args=[run.pk])
+    assert response.status_code == 302 and response.url == reverse("collection-run", args=[run.pk])
     run.refresh_from_db()
     assert run.status == RunStatus.FINISHED
     assert Answer.objects.filter(source__slug="new-model").count() == 4
@@ -150,11 +150,11 @@ def test_pause_resume_and_cancel(client, world):
     start(client, world)
     run = CollectionRun.objects.get()
     assert run.status == RunStatus.FAILED
-    page = client.get(reverse("collection:run", args=[run.pk])).content.decode()
+    page = client.get(reverse("collection-run", args=[run.pk])).content.decode()
     assert "does not exist" in page
 
     world["server"].known_models = None
-    control = reverse("collection:run-control", args=[run.pk])
+    control = reverse("collection-run-control", args=[run.pk])
     client.post(control, {"action": "resume"})
     run.refresh_from_db()
     assert run.status == RunStatus.FINISHED  # resumed, the in-process tasks filled it
@@ -178,11 +178,11 @@ def test_an_admin_edits_a_flagged_answer_and_the_edit_is_audited(client, world):
     world["server"].script("english")
     start(client, world, scenarios="1", rounds="1")
     flagged = GeneratedAnswer.objects.get(review_status=ReviewStatus.FLAGGED)
-    run_page = client.get(reverse("collection:run", args=[flagged.run_id])).content.decode()
+    run_page = client.get(reverse("collection-run", args=[flagged.run_id])).content.decode()
     assert "not written in Chinese" in run_page
 
     client.post(
-        reverse("collection:answer-review", args=[flagged.pk]),
+        reverse("collection-answer-review", args=[flagged.pk]),
         {"action": "edit", "text": "别担心！"},
     )
 
@@ -199,7 +199,7 @@ def test_an_empty_edit_is_refused_and_changes_nothing(client, world):
     flagged = GeneratedAnswer.objects.get(review_status=ReviewStatus.FLAGGED)
 
     client.post(
-        reverse("collection:answer-review", args=[flagged.pk]), {"action": "edit", "text": "  "}
+        reverse("collection-answer-review", args=[flagged.pk]), {"action": "edit", "text": "  "}
     )
 
     flagged.refresh_from_db()
@@ -214,7 +214,7 @@ def test_the_new_run_form_offers_the_scenarios_the_database_holds(client, world)
     )
     client.force_login(world["admin"])
 
-    page = client.get(reverse("collection:runs")).content.decode()
+    page = client.get(reverse("collection-runs")).content.decode()
 
     assert 'name="scenarios" value="1-2,16"' in page
 
@@ -270,12 +270,12 @@ def test_collection_actions_are_in_the_audit_trail_for_managers_to_read(client, 
     run = CollectionRun.objects.get()
     flagged = GeneratedAnswer.objects.get(review_status=ReviewStatus.FLAGGED)
     client.post(
-        reverse("collection:answer-review", args=[flagged.pk]),
+        reverse("collection-answer-review", args=[flagged.pk]),
         {"action": "edit", "text": "别担心！"},
     )
     run.status = RunStatus.RUNNING
     run.save()
-    control = reverse("collection:run-control", args=[run.pk])
+    control = reverse("collection-run-control", args=[run.pk])
     client.post(control, {"action": "pause"})
     client.post(control, {"action": "cancel"})
     client.post(control, {"action": "resume"})  # refused: a cancelled run stays cancelled

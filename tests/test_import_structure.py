@@ -2,6 +2,7 @@
 import inside a function included, and no module borrowing another's private name."""
 
 import ast
+import re
 from pathlib import Path
 
 import grimp
@@ -70,4 +71,23 @@ def test_no_module_imports_a_private_name_of_another():
                         for alias in node.names
                         if alias.name.startswith("_") and not alias.name.startswith("__")
                     ]
+    assert borrowed == []
+
+
+TEMPLATE_LIBRARIES_OF = {
+    "annotation": {"annotation_extras"},
+    "staff": {"annotation_extras"},
+    "collection": set(),
+    "writing": {"writing_staff"},
+}
+
+
+def test_each_apps_templates_load_only_their_own_template_tags():
+    """A template loading another app's tags is an import the linter cannot see."""
+    borrowed = []
+    for folder, own in TEMPLATE_LIBRARIES_OF.items():
+        for path in (ROOT / "templates" / folder).rglob("*.html"):
+            for load in re.findall(r"{%\s*load\s+([^%]+)%}", path.read_text(encoding="utf-8")):
+                libraries = set(load.split()) - {"i18n", "l10n", "static", "tz", "partials"}
+                borrowed += [f"{path.relative_to(ROOT)}: {name}" for name in libraries - own]
     assert borrowed == []

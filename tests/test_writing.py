@@ -369,7 +369,7 @@ def test_staff_see_progress_and_pending_applications_on_the_screening_page(
     client.force_login(staff)
     page = client.get(reverse("write-staff")).content.decode()
     assert "0 / 2 (0%)" in page
-    screening = client.get(reverse("staff:screening")).content.decode()
+    screening = client.get(reverse("staff-screening")).content.decode()
     assert "newcomer@example.com" in screening
 
 

@@ -1,19 +1,11 @@
-"""Lets the staff screening page show writer applications without `annotation` knowing
-about fan writing, and names a dialogue's flags for the staff who review it."""
+"""Names a dialogue's flags for the staff who review it."""
 
 import re
 
 from django import template
 from django.utils.translation import gettext as _
 
-from ..selectors import pending_applications
-
 register = template.Library()
-
-
-@register.inclusion_tag("writing/_applications.html", takes_context=True)
-def writer_applications(context):
-    return {"applications": pending_applications(), "request": context["request"]}
 
 
 @register.filter

@@ -68,7 +68,7 @@ def annotator_suspension(
         ReasonForm(request.POST),
         lambda data: change(profile=profile, actor=request.user, reason=data["reason"]),
         success=str(done),
-        then=reverse("staff:annotator", args=[profile.pk]),
+        then=reverse("staff-annotator", args=[profile.pk]),
     )
 
 
@@ -78,7 +78,7 @@ def flag_resolve(request: AuthenticatedRequest, flag_id: int) -> HttpResponse:
     """Mark a flag about an annotator's work as reviewed, saying what was found."""
     flag = get_object_or_404(QualityFlag.objects.select_related("study"), pk=flag_id)
     profile = get_object_or_404(AnnotatorProfile, user_id=flag.annotator_id)
-    then = reverse("staff:annotator", args=[profile.pk])
+    then = reverse("staff-annotator", args=[profile.pk])
     if flag.resolved_at is not None:
         messages.error(request, _("This flag has already been reviewed."))
         return redirect(then)

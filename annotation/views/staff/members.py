@@ -56,7 +56,7 @@ def membership_add(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         MembershipAddForm(request.POST),
         add,
         success=lambda added: _("%(n)d annotator(s) assigned.") % {"n": len(added)},
-        then=reverse("staff:assignment", args=[study.slug]),
+        then=reverse("staff-assignment", args=[study.slug]),
     )
 
 
@@ -83,5 +83,5 @@ def membership_change(request: AuthenticatedRequest, slug: str, membership_id: i
         success=_("The annotator is no longer assigned to this study.")
         if removing
         else _("The cap is saved."),
-        then=back(request, reverse("staff:assignment", args=[slug])),
+        then=back(request, reverse("staff-assignment", args=[slug])),
     )

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from common.roles import study_manager_required
+from common.sections import sections_of
 from common.typing import AuthenticatedRequest
 from dialogues.models import Character
 
@@ -40,8 +41,11 @@ def _queue_context(request: AuthenticatedRequest) -> dict[str, Any]:
 @study_manager_required
 @require_GET
 def screening_queue(request: AuthenticatedRequest) -> HttpResponse:
-    template = "staff/screening.html#queue" if request.htmx else "staff/screening.html"
-    return render(request, template, _queue_context(request))
+    if request.htmx:
+        return render(request, "staff/screening.html#queue", _queue_context(request))
+    # Sections other apps add (fan writing: its writers' applications).
+    context = _queue_context(request) | {"sections": sections_of("staff-screening", request)}
+    return render(request, "staff/screening.html", context)
 
 
 @study_manager_required
@@ -70,7 +74,7 @@ def screening_review(request: AuthenticatedRequest) -> HttpResponse:
         return render(request, "staff/screening.html#queue", context, status=422 if error else 200)
     if error:
         messages.error(request, error)
-    return redirect(back(request, reverse("staff:screening")))
+    return redirect(back(request, reverse("staff-screening")))
 
 
 @study_manager_required

@@ -55,7 +55,7 @@ def study_caps(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         StudyCapsForm(request.POST),
         lambda caps: services.study_caps_set(study=study, actor=request.user, caps=caps),
         success=_("The caps are saved."),
-        then=reverse("staff:study", args=[study.slug]),
+        then=reverse("staff-study", args=[study.slug]),
     )
 
 
@@ -73,7 +73,7 @@ def study_status(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         success=lambda _study: (
             _("The study is now: %(status)s") % {"status": study.get_status_display()}
         ),
-        then=reverse("staff:study", args=[study.slug]),
+        then=reverse("staff-study", args=[study.slug]),
     )
 
 
@@ -90,7 +90,7 @@ def judgment_decide(request: AuthenticatedRequest, slug: str, judgment_id: int) 
             form,
             lambda data: _decide(request, judgment, data),
             success=_("Judgment %(pk)d: decision recorded.") % {"pk": judgment.pk},
-            then=reverse("staff:study", args=[study.slug]) + "#flagged",
+            then=reverse("staff-study", args=[study.slug]) + "#flagged",
         )
     error, _decided = attempt(form, lambda data: _decide(request, judgment, data))
     # Only the list of flagged judgments is swapped in; the rest of the page stays.
