@@ -7,27 +7,29 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from common.parsing import whole_number
+from common.forms import REFUSED, attempt, submit
 from common.roles import admin_required
 from common.text import plain_text
 from common.typing import AuthenticatedRequest
 from dialogues.models import Character
 
 from . import selectors, services
+from .forms import AnswerReviewForm, RunControlForm, RunStartForm
 from .guards import FLAG_LABELS
 from .models import CollectionRun, GeneratedAnswer, ModelEndpoint
 
 
-def _form_context(form: QueryDict | None = None, error: str | None = None) -> dict[str, Any]:
+def _form_context(posted: QueryDict | None = None, error: str | None = None) -> dict[str, Any]:
     return {
         "runs": selectors.runs_overview(),
         "endpoints": ModelEndpoint.objects.order_by("name"),
         "characters": Character.objects.order_by("pk"),
         # By default every scenario the database holds: the demo data has 8 of the 60.
-        "form": form
+        "form": posted
         or {
             "scenarios": services.numbers_as_ranges(selectors.scenario_numbers_held()),
             "rounds": "1,2",
@@ -41,41 +43,23 @@ def _form_context(form: QueryDict | None = None, error: str | None = None) -> di
 def run_list(request: AuthenticatedRequest) -> HttpResponse:
     if request.method == "GET":
         return render(request, "collection/runs.html", _form_context())
-    form = request.POST
-    try:
-        endpoints = ModelEndpoint.objects.in_bulk(
-            [whole_number(form.get("endpoint")), whole_number(form.get("simulator"))]
-        )
-        endpoint = endpoints.get(whole_number(form.get("endpoint")))
-        simulator = endpoints.get(whole_number(form.get("simulator")))
-        if endpoint is None or simulator is None:
-            raise services.CollectionError("bad_endpoint", _("Choose an endpoint and a simulator."))
-        if not endpoint.source_slug:
-            raise services.CollectionError(
-                "bad_endpoint", _("This endpoint names no source; set its source slug first.")
-            )
-        character_ids = [whole_number(value) for value in form.getlist("characters")]
-        characters = list(
-            Character.objects.filter(pk__in=[pk for pk in character_ids if pk is not None])
-        )
-        if not characters or len(characters) != len(set(character_ids)):
-            raise services.CollectionError("unknown_character", _("Choose known characters."))
-        run = services.run_start(
-            source_slug=endpoint.source_slug,
-            endpoint=endpoint,
-            simulator_endpoint=simulator,
-            characters=characters,
-            scenarios=services.scenarios_numbered(
-                services.parse_scenario_numbers(form.get("scenarios", ""))
-            ),
-            rounds=services.parse_rounds(form.get("rounds", "")),
-            simulator_prompt=plain_text(form.get("simulator_prompt", "")),
+
+    def start(data: dict[str, Any]) -> CollectionRun:
+        return services.run_start(
+            source_slug=data["endpoint"].source_slug,
+            endpoint=data["endpoint"],
+            simulator_endpoint=data["simulator"],
+            characters=list(data["characters"]),
+            scenarios=data["scenarios"],
+            rounds=data["rounds"],
+            simulator_prompt=plain_text(data["simulator_prompt"]),
             created_by=request.user,
         )
-    except services.CollectionError as refusal:
-        return render(
-            request, "collection/runs.html", _form_context(form, refusal.message), status=400
-        )
+
+    error, run = attempt(RunStartForm(request.POST), start)
+    if error is not None:
+        context = _form_context(request.POST, error)
+        return render(request, "collection/runs.html", context, status=REFUSED)
     services.run_enqueue(run=run)
     messages.success(request, _("The run has started."))
     return redirect("collection-run", run_id=run.pk)
@@ -99,35 +83,33 @@ def run_detail(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
 @require_POST
 def run_control(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(CollectionRun, pk=run_id)
-    try:
-        run = services.run_control(run=run, action=request.POST.get("action", ""), by=request.user)
-    except services.CollectionError as refusal:
-        messages.error(request, refusal.message)
-    else:
-        messages.success(
-            request, _("The run is now: %(status)s") % {"status": run.get_status_display()}
-        )
-    return redirect("collection-run", run_id=run.pk)
+    return submit(
+        request,
+        RunControlForm(request.POST),
+        lambda data: services.run_control(run=run, action=data["action"], by=request.user),
+        success=lambda changed: (
+            _("The run is now: %(status)s") % {"status": changed.get_status_display()}
+        ),
+        then=reverse("collection-run", args=[run.pk]),
+    )
 
 
 @admin_required
 @require_POST
 def answer_review(request: AuthenticatedRequest, answer_id: int) -> HttpResponse:
     generated = get_object_or_404(GeneratedAnswer, pk=answer_id)
-    action = request.POST.get("action")
-    try:
-        if action == "accept":
-            services.generated_answer_accept(generated=generated, by=request.user)
-        elif action == "edit":
-            services.generated_answer_accept(
-                generated=generated, by=request.user, text=request.POST.get("text", "")
-            )
-        elif action == "regenerate":
+
+    def review(data: dict[str, Any]) -> None:
+        if data["action"] == "regenerate":
             services.generated_answer_regenerate(generated=generated, by=request.user)
         else:
-            raise services.CollectionError("bad_action", _("Choose accept, edit or regenerate."))
-    except services.CollectionError as refusal:
-        messages.error(request, refusal.message)
-    else:
-        messages.success(request, _("Review saved."))
-    return redirect("collection-run", run_id=generated.run_id)
+            text = data["text"] if data["action"] == "edit" else None
+            services.generated_answer_accept(generated=generated, by=request.user, text=text)
+
+    return submit(
+        request,
+        AnswerReviewForm(request.POST),
+        review,
+        success=_("Review saved."),
+        then=reverse("collection-run", args=[generated.run_id]),
+    )

@@ -8,12 +8,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
+from common.forms import submit
 from common.roles import study_manager_required
 from common.typing import AuthenticatedRequest
 
 from ... import selectors, services
 from ...models import AnnotatorProfile, ProfileStatus, QualityFlag
-from .common import page_of, submit
+from .common import page_of
 from .forms import AnnotatorFilterForm, FlagResolveForm, ReasonForm
 
 

@@ -10,13 +10,14 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from common.forms import submit
 from common.roles import study_manager_required
 from common.typing import AuthenticatedRequest
 from dialogues.models import Character
 
 from ... import selectors, services
 from ...models import AnnotatorProfile, Study, StudyMembership
-from .common import back, submit
+from .common import back
 from .forms import MembershipAddForm, MembershipChangeForm
 
 

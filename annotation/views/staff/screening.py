@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from common.forms import attempt
 from common.roles import study_manager_required
 from common.sections import sections_of
 from common.typing import AuthenticatedRequest
@@ -17,7 +18,7 @@ from dialogues.models import Character
 
 from ... import selectors, services
 from ...models import AnnotatorProfile, QualificationStatus
-from .common import attempt, back, page_of
+from .common import back, page_of
 from .forms import ScreeningFilterForm, ScreeningReviewForm
 
 

@@ -8,12 +8,12 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from common.forms import attempt, submit
 from common.roles import study_manager_required
 from common.typing import AuthenticatedRequest
 
 from ... import selectors, services
 from ...models import Judgment, Study, StudyStatus
-from .common import attempt, submit
 from .forms import JudgmentDecisionForm, StudyCapsForm, StudyStatusForm
 
 
