@@ -1,8 +1,6 @@
 """The writers' pages (`/write/`), the page of the person playing the user, and the staff's
 runs and review. Plain form posts; htmx only polls for the simulated follow-up."""
 
-import re
-from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
@@ -11,19 +9,27 @@ from django.contrib.auth.models import User
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
-from django.utils.dateparse import parse_datetime
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
+from collection.models import ModelEndpoint
+from common.forms import REFUSED, attempt, submit
 from common.parsing import whole_number
+from common.redirects import safe_next
 from common.roles import study_manager_required
 from common.typing import AuthenticatedRequest
-from dialogues.models import Character, Scenario
+from dialogues.models import Character
 
 from . import selectors, services
+from .forms import (
+    AnswerForm,
+    ApplicationReviewForm,
+    FollowupForm,
+    RunCreateForm,
+    TaskReviewForm,
+    WriterApplyForm,
+)
 from .models import (
     ApplicationStatus,
     FollowupMode,
@@ -34,10 +40,6 @@ from .models import (
 )
 
 TASK_TEMPLATE = "writing/task.html"
-
-
-def _pastes(request: AuthenticatedRequest) -> int:
-    return min(whole_number(request.POST.get("pastes", "")) or 0, 10_000)
 
 
 @login_required
@@ -56,27 +58,19 @@ def home(request: AuthenticatedRequest) -> HttpResponse:
 @login_required
 @require_POST
 def apply(request: AuthenticatedRequest) -> HttpResponse:
-    character_id = whole_number(request.POST.get("character", ""))
-    character = (
-        Character.objects.filter(pk=character_id).first() if character_id is not None else None
+    error, _application = attempt(
+        WriterApplyForm(request.POST),
+        lambda data: services.writer_apply(
+            user=request.user, character=data["character"], sample=data["sample"]
+        ),
     )
-    try:
-        if character is None:
-            raise services.WritingError("no_character", _("Choose a character."))
-        services.writer_apply(
-            user=request.user, character=character, sample=request.POST.get("sample", "")
-        )
-    except services.WritingError as refusal:
-        return render(
-            request,
-            "writing/home.html",
-            {
-                "overview": selectors.writer_overview(request.user),
-                "error": refusal.message,
-                "posted": request.POST,
-            },
-            status=422,
-        )
+    if error is not None:
+        context = {
+            "overview": selectors.writer_overview(request.user),
+            "error": error,
+            "posted": request.POST,
+        }
+        return render(request, "writing/home.html", context, status=REFUSED)
     messages.success(request, _("Thank you. Staff will read your sample and decide soon."))
     return redirect("write")
 
@@ -140,33 +134,35 @@ def task(request: AuthenticatedRequest, token: str) -> HttpResponse:
 
 
 def _task_submit(request: AuthenticatedRequest, writing_task: WritingTask) -> HttpResponse:
-    text = request.POST.get("answer", "")
-    try:
+    token = writing_task.token
+
+    def hand_in(data: dict[str, Any]) -> None:
         if writing_task.state == TaskState.ROUND_1:
             services.round_1_submit(
-                user=request.user, token=writing_task.token, text=text, pastes=_pastes(request)
+                user=request.user, token=token, text=data["answer"], pastes=data["pastes"]
             )
         elif writing_task.state == TaskState.RETURNED and "answer_r1" in request.POST:
             services.returned_resubmit(
                 user=request.user,
-                token=writing_task.token,
-                answer_r1=request.POST.get("answer_r1", ""),
-                answer_r2=text,
-                pastes=_pastes(request),
+                token=token,
+                answer_r1=data["answer_r1"],
+                answer_r2=data["answer"],
+                pastes=data["pastes"],
             )
         else:
             services.round_2_submit(
-                user=request.user, token=writing_task.token, text=text, pastes=_pastes(request)
+                user=request.user, token=token, text=data["answer"], pastes=data["pastes"]
             )
-    except services.WritingError as refusal:
-        writing_task.refresh_from_db()
-        context = _task_context(writing_task, request, error=refusal.message, posted=request.POST)
-        return render(request, TASK_TEMPLATE, context, status=422)
+
+    error, _nothing = attempt(AnswerForm(request.POST), hand_in)
     writing_task.refresh_from_db()
+    if error is not None:
+        context = _task_context(writing_task, request, error=error, posted=request.POST)
+        return render(request, TASK_TEMPLATE, context, status=REFUSED)
     if writing_task.state == TaskState.SUBMITTED:
         messages.success(request, _("Handed in. Thank you!"))
         return redirect("write-next")
-    return redirect("write-task", token=writing_task.token)
+    return redirect("write-task", token=token)
 
 
 @login_required
@@ -191,20 +187,18 @@ def user_role(request: AuthenticatedRequest) -> HttpResponse:
 @login_required
 @require_POST
 def user_role_submit(request: AuthenticatedRequest, followup_token: str) -> HttpResponse:
-    try:
-        services.followup_submit(
-            user=request.user, followup_token=followup_token, text=request.POST.get("question", "")
-        )
-    except services.WritingError as refusal:
+    error, _task = attempt(
+        FollowupForm(request.POST),
+        lambda data: services.followup_submit(
+            user=request.user, followup_token=followup_token, text=data["question"]
+        ),
+    )
+    if error is not None:
         followup = WritingTask.objects.filter(
             followup_token=followup_token, followup_writer=request.user
         ).first()
-        return render(
-            request,
-            "writing/user_role.html",
-            {"followup": followup, "error": refusal.message, "posted": request.POST},
-            status=422,
-        )
+        context = {"followup": followup, "error": error, "posted": request.POST}
+        return render(request, "writing/user_role.html", context, status=REFUSED)
     messages.success(request, _("Sent. The writer can answer now."))
     return redirect("write-user")
 
@@ -219,8 +213,6 @@ def _staff_runs_page(
     posted: QueryDict | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    from collection.models import ModelEndpoint
-
     return render(
         request,
         "writing/staff_runs.html",
@@ -246,67 +238,29 @@ def staff_runs(request: AuthenticatedRequest) -> HttpResponse:
     return _staff_runs_page(request)
 
 
-def _deadline(text: str) -> datetime | None:
-    if not text.strip():
-        return None
-    moment = parse_datetime(text.strip())
-    if moment is None:
-        raise services.WritingError("bad_deadline", _("The deadline is not a date and time."))
-    return timezone.make_aware(moment) if timezone.is_naive(moment) else moment
-
-
 @study_manager_required
 @require_POST
 def staff_run_create(request: AuthenticatedRequest) -> HttpResponse:
-    """A run from the staff page; every refusal re-shows the form with what was typed."""
-    from collection.models import ModelEndpoint
-    from collection.services import CollectionError, parse_scenario_numbers
+    """A run from the staff page; every refusal shows the form again with what was typed."""
 
-    posted = request.POST
-    try:
-        try:
-            numbers = parse_scenario_numbers(posted.get("scenarios", ""))
-        except CollectionError as refusal:
-            raise services.WritingError("bad_scenarios", refusal.message) from refusal
-        limit_fields = ("writers_per_character", "lease_minutes", "min_chars", "max_chars")
-        limits = {
-            field: number
-            for field in limit_fields
-            if (number := whole_number(posted.get(field, ""))) is not None
-        }
-        if len(limits) < len(limit_fields) or limits["lease_minutes"] < 1:
-            raise services.WritingError("bad_number", _("Every number must be a whole number."))
-        ids = [whole_number(value) for value in posted.getlist("character")]
-        characters = list(Character.objects.filter(pk__in=[i for i in ids if i is not None]))
-        mode = posted.get("followup_mode", "")
-        if mode not in FollowupMode.values:
-            raise services.WritingError("bad_mode", _("Choose how the follow-up is written."))
-        simulator = None
-        if mode == FollowupMode.SIMULATOR:
-            simulator_id = whole_number(posted.get("simulator", ""))
-            if simulator_id is not None:
-                simulator = ModelEndpoint.objects.filter(pk=simulator_id).first()
-        name = services.clean_text(posted.get("name", ""), limit=200, field=_("The name"))
-        slug = posted.get("source_slug", "").strip()
-        if not re.fullmatch(r"[-a-zA-Z0-9_]{1,100}", slug):
-            raise services.WritingError(
-                "bad_slug", _("The source slug may use letters, digits, - and _ only.")
-            )
-        run = services.run_create(
-            name=name,
-            source_slug=slug,
-            characters=characters,
-            scenarios=list(Scenario.objects.filter(number__in=numbers)),
-            followup_mode=mode,
-            simulator=simulator,
-            deadline=_deadline(posted.get("deadline", "")),
-            writers_per_character=limits["writers_per_character"],
-            lease_minutes=limits["lease_minutes"],
-            min_chars=limits["min_chars"],
-            max_chars=limits["max_chars"],
+    def create(data: dict[str, Any]) -> WritingRun:
+        return services.run_create(
+            name=data["name"],
+            source_slug=data["source_slug"],
+            characters=list(data["character"]),
+            scenarios=data["scenarios"],
+            followup_mode=data["followup_mode"],
+            simulator=data["simulator"],
+            deadline=data["deadline"],
+            writers_per_character=data["writers_per_character"],
+            lease_minutes=data["lease_minutes"],
+            min_chars=data["min_chars"],
+            max_chars=data["max_chars"],
         )
-    except services.WritingError as refusal:
-        return _staff_runs_page(request, error=refusal.message, posted=posted, status=422)
+
+    error, run = attempt(RunCreateForm(request.POST), create)
+    if error is not None:
+        return _staff_runs_page(request, error=error, posted=request.POST, status=REFUSED)
     messages.success(request, _("Writing run created with %(n)d tasks.") % {"n": run.tasks.count()})
     return redirect("write-staff-run", run_id=run.pk)
 
@@ -315,21 +269,18 @@ def staff_run_create(request: AuthenticatedRequest) -> HttpResponse:
 @require_POST
 def staff_application_review(request: AuthenticatedRequest, application_id: int) -> HttpResponse:
     application = get_object_or_404(WriterApplication, pk=application_id)
-    decision = request.POST.get("decision")
-    if decision not in ("approve", "reject"):
-        messages.error(request, _("Choose approve or reject."))
-    else:
-        services.writer_review(
+    return submit(
+        request,
+        ApplicationReviewForm(request.POST),
+        lambda data: services.writer_review(
             application=application,
             reviewer=request.user,
-            approve=decision == "approve",
-            note=request.POST.get("note", ""),
-        )
-        messages.success(request, _("Decision saved."))
-    back = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
-        back = reverse("write-staff")
-    return redirect(back)
+            approve=data["decision"] == "approve",
+            note=data["note"],
+        ),
+        success=_("Decision saved."),
+        then=safe_next(request, reverse("write-staff")),
+    )
 
 
 @study_manager_required
@@ -352,27 +303,26 @@ def staff_task(request: AuthenticatedRequest, task_id: int) -> HttpResponse:
     )
     context: dict[str, Any] = {"task": writing_task}
     if request.method == "POST":
-        action = request.POST.get("action")
-        note = request.POST.get("note", "")
-        try:
-            if action == "accept":
-                services.task_accept(task=writing_task, reviewer=request.user, note=note)
-            elif action == "return":
-                services.task_return(task=writing_task, reviewer=request.user, note=note)
-            elif action == "edit":
+
+        def review(data: dict[str, Any]) -> None:
+            if data["action"] == "accept":
+                services.task_accept(task=writing_task, reviewer=request.user, note=data["note"])
+            elif data["action"] == "return":
+                services.task_return(task=writing_task, reviewer=request.user, note=data["note"])
+            else:
                 services.task_edit(
                     task=writing_task,
                     reviewer=request.user,
-                    answer_r1=request.POST.get("answer_r1", ""),
-                    question_r2=request.POST.get("question_r2", ""),
-                    answer_r2=request.POST.get("answer_r2", ""),
-                    note=note,
+                    answer_r1=data["answer_r1"],
+                    question_r2=data["question_r2"],
+                    answer_r2=data["answer_r2"],
+                    note=data["note"],
                 )
-            else:
-                raise services.WritingError("bad_action", _("Unknown action."))
-        except services.WritingError as refusal:
-            context.update(error=refusal.message, posted=request.POST)
-            return render(request, "writing/staff_task.html", context, status=422)
+
+        error, _nothing = attempt(TaskReviewForm(request.POST), review)
+        if error is not None:
+            context.update(error=error, posted=request.POST)
+            return render(request, "writing/staff_task.html", context, status=REFUSED)
         messages.success(request, _("Saved."))
         return redirect("write-staff-run", run_id=writing_task.run_id)
     return render(request, "writing/staff_task.html", context)

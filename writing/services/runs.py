@@ -9,6 +9,7 @@ from dialogues.services import source_get_or_create
 
 from ..models import FollowupMode, RunStatus, WritingRun, WritingTask
 from .errors import WritingError
+from .text import clean_text
 
 
 @transaction.atomic
@@ -29,6 +30,7 @@ def run_create(
 ) -> WritingRun:
     """A run and one task per character x scenario; its human source is created here and
     must be new, so that a run's answers never mix with imported ones."""
+    name = clean_text(name, limit=200, field=_("The name"))
     if not characters or not scenarios:
         raise WritingError("empty_run", _("Choose at least one character and one scenario."))
     if followup_mode == FollowupMode.SIMULATOR and simulator is None:
