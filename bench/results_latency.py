@@ -78,7 +78,7 @@ def main():
             from annotation.metric_definitions import PAIR_METRIC_SLUGS
             from annotation.models import StudyResults
             from dialogues.models import Character, Source, SourceKind
-            from tests.factories import approved_annotator
+            from tests.builders import approved_annotator
 
             study = services.study_create(
                 name="Latency",

@@ -8,9 +8,8 @@ import sys
 
 from annotation import services
 from annotation.metric_definitions import PAIR_METRIC_SLUGS
-from annotation.models import ItemKind, Qualification
+from annotation.models import ItemKind
 from dialogues.models import Source
-from tests.factories import UserFactory
 from tests.fixtures.services import REPO
 
 # The password of accounts that log in through a form (browser tests, the manager).
@@ -82,23 +81,6 @@ def assert_blind(response):
     for marker in source_markers():
         assert marker not in body, f"{marker!r} appears in an annotator's page"
         assert marker not in headers, f"{marker!r} appears in an annotator's response headers"
-
-
-# Screening --------------------------------------------------------------------------------
-
-
-def applicant_who_passed(email, characters, sample="没事的！"):
-    """Consented, claimed `characters` and passed each quiz."""
-    user = UserFactory(email=email)
-    services.consent_give(user=user)
-    services.characters_claim(user=user, characters=characters)
-    for character in characters:
-        qualification = Qualification.objects.get(profile__user=user, character=character)
-        right = {
-            q.pk: q.correct_choice for q in services.quiz_questions(qualification=qualification)
-        }
-        services.quiz_submit(user=user, character=character, choices=right, roleplay_sample=sample)
-    return user
 
 
 # Settings and commands in a process of their own -----------------------------------------

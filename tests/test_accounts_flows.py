@@ -5,7 +5,7 @@ import re
 import pytest
 from django.core import mail
 
-from tests.factories import UserFactory
+from tests.builders import UserFactory
 
 pytestmark = pytest.mark.django_db
 

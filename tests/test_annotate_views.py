@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from annotation import services
 from annotation.models import Assignment, ItemKind, Judgment
 from dialogues.models import Source
-from tests.factories import UserFactory, lease_pair
+from tests.builders import UserFactory, lease_pair
 from tests.helpers import assert_blind, complete_form
 
 pytestmark = pytest.mark.django_db
@@ -372,8 +372,7 @@ def annotator_responses(client, annotator) -> list:
 
 
 def test_no_annotator_facing_response_reveals_a_source(client, demo_dataset, luffy):
-    from tests.factories import approved_annotator
-    from tests.fixtures.studies import make_study
+    from tests.builders import approved_annotator, make_study
 
     make_study(ask_human_guess=True, include_diversity=True)
     frank = approved_annotator("frank@example.com", [luffy])
@@ -395,7 +394,7 @@ def test_a_generated_source_reveals_neither_endpoint_nor_model_nor_prompt(
     from django.core.management import call_command
 
     from collection.models import CharacterPrompt, GeneratedAnswer, ModelEndpoint
-    from tests.factories import approved_annotator
+    from tests.builders import approved_annotator
 
     monkeypatch.setenv("BLIND_TEST_KEY", "sk-blind")
     CharacterPrompt.objects.create(

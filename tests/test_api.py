@@ -4,12 +4,10 @@ import csv
 import io
 
 import pytest
-from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 
 from annotation.simulation import simulate_study
-from tests.factories import UserFactory, approved_annotator
-from tests.fixtures.studies import make_study
+from tests.builders import UserFactory, approved_annotator, make_study, researcher_named
 
 pytestmark = pytest.mark.django_db
 
@@ -30,8 +28,7 @@ def world(demo_dataset, luffy, settings):
     settings.CHATANIME_BOOTSTRAP_DRAWS = 10
     study = make_study(overlap=1, rounds=(1,), characters=[luffy])
     simulate_study(study=study, annotators=3, seed=2)
-    researcher = UserFactory(email="scientist@example.com")
-    researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    researcher = researcher_named("scientist@example.com")
     return {
         "study": study,
         "researcher": researcher,

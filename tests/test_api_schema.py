@@ -4,14 +4,12 @@ researchers never get a server error; anonymous visitors and annotators get only
 
 import pytest
 import schemathesis
-from django.contrib.auth.models import Group
 from hypothesis import HealthCheck, given, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 
 from annotation.simulation import simulate_study
-from tests.factories import UserFactory, approved_annotator
-from tests.fixtures.studies import make_study
+from tests.builders import approved_annotator, make_study, researcher_named
 
 # Deterministic (derandomized) and bounded. Researchers reach the views' code, where a
 # hundred examples per operation are what it takes to hit inputs such as `?round=²`.
@@ -42,8 +40,7 @@ def api_world(demo_dataset, luffy, settings, monkeypatch):
         overlap=1, rounds=(1, 2), include_diversity=True, ask_human_guess=True, characters=[luffy]
     )
     simulate_study(study=study, annotators=2, seed=5)
-    researcher = UserFactory(email="fuzz-researcher@example.com")
-    researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    researcher = researcher_named("fuzz-researcher@example.com")
     annotator = approved_annotator("fuzz-annotator@example.com", [luffy])
     return {
         "researcher": Token.objects.create(user=researcher).key,

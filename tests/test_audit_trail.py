@@ -5,15 +5,19 @@ finds their own review of a fan's dialogue there."""
 import re
 
 import pytest
-from django.contrib.auth.models import Group
 from django.urls import reverse
 from django.utils import translation
 
 from annotation.models import AuditAction, AuditEvent
-from common.roles import STUDY_MANAGERS_GROUP
 from dialogues.models import Scenario
-from tests.factories import UserFactory
-from tests.fixtures.writing import FOLLOWUP, ROUND_1, ROUND_2, make_run, make_writer
+from tests.builders import (
+    FOLLOWUP,
+    ROUND_1,
+    ROUND_2,
+    make_run,
+    make_writer,
+    study_manager_named,
+)
 from writing import services
 
 pytestmark = pytest.mark.django_db
@@ -33,8 +37,7 @@ COLLECTION_ACTIONS = [
 
 @pytest.fixture
 def manager(db):
-    user = UserFactory(email="manager@example.com")
-    user.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
+    user = study_manager_named("manager@example.com")
     return user
 
 

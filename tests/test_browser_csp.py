@@ -10,7 +10,7 @@ from annotation import demo, services
 from annotation.models import ItemKind, Judgment, Study
 from annotation.simulation import simulate_study
 from dialogues.models import Answer, Character
-from tests.factories import UserFactory, approved_annotator, lease_pair
+from tests.builders import UserFactory, approved_annotator, lease_pair
 from tests.fixtures.browser import RECORD_VIOLATIONS, session_cookie, visit_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

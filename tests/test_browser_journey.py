@@ -7,7 +7,7 @@ from django.core import mail
 
 from annotation import services
 from annotation.models import Judgment, Qualification
-from tests.factories import approved_annotator
+from tests.builders import approved_annotator
 from tests.fixtures.browser import (
     approve_passed_applications_in_the_admin,
     log_in,

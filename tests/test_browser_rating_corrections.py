@@ -6,7 +6,7 @@ import pytest
 
 from annotation import demo
 from annotation.models import Judgment
-from tests.factories import approved_annotator, lease_pair
+from tests.builders import approved_annotator, lease_pair
 from tests.test_browser_rating_page import (
     DESKTOP,
     PHONE,

@@ -8,7 +8,7 @@ import pytest
 
 from annotation import demo
 from annotation.models import Assignment, AssignmentState, Judgment
-from tests.factories import approved_annotator, lease_pair
+from tests.builders import approved_annotator, lease_pair
 from tests.fixtures.browser import RECORD_VIOLATIONS, session_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

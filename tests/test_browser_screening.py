@@ -11,14 +11,13 @@ from django.core.management import call_command
 from annotation import services
 from annotation.models import Judgment, Qualification, ScreeningQuestion
 from dialogues.models import Character
-from tests.factories import UserFactory
+from tests.builders import UserFactory, make_study
 from tests.fixtures.browser import (
     approve_passed_applications_in_the_admin,
     log_in,
     rate_current_item_with_the_keyboard,
 )
 from tests.fixtures.data import DEMO_DATA
-from tests.fixtures.studies import make_study
 from tests.helpers import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -10,9 +10,8 @@ from django.db.models import Count, Sum
 from annotation import selectors, services
 from annotation.models import CharacterProgress, GoldExpectation, Item, ItemKind, Judgment, Study
 from annotation.selectors import eligibility
-from tests.factories import approved_annotator
+from tests.builders import approved_annotator, make_study
 from tests.fixtures.migrations import migrated_back_to
-from tests.fixtures.studies import make_study
 from tests.helpers import full_ratings, submit_item
 
 pytestmark = pytest.mark.django_db

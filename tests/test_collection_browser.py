@@ -5,7 +5,7 @@ import pytest
 
 from collection.models import AnswerEdit, GeneratedAnswer, ModelEndpoint, ReviewStatus
 from dialogues.models import Answer
-from tests.factories import UserFactory
+from tests.builders import UserFactory
 from tests.fixtures.browser import log_in
 from tests.helpers import PASSWORD
 

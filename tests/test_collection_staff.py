@@ -3,7 +3,6 @@ pause / resume / cancel, and reviewing flagged answers. Tasks run in-process her
 integration tests run them on a real worker."""
 
 import pytest
-from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from collection.models import (
@@ -14,10 +13,9 @@ from collection.models import (
     ReviewStatus,
     RunStatus,
 )
-from common.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
 from dialogues.importer import import_chatanime
 from dialogues.models import Answer, Character, Scenario, Source
-from tests.factories import UserFactory
+from tests.builders import UserFactory, researcher_named, study_manager_named
 from tests.fixtures.data import small_source, write_source
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,10 +45,8 @@ def world(tmp_path, chat_server, monkeypatch):
     simulator = ModelEndpoint.objects.create(
         name="Simulator", base_url=chat_server.url, model="sim", api_key_env="STAFF_TEST_KEY"
     )
-    manager = UserFactory(email="manager@example.com")
-    manager.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
-    researcher = UserFactory(email="researcher@example.com")
-    researcher.groups.add(Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0])
+    manager = study_manager_named("manager@example.com")
+    researcher = researcher_named("researcher@example.com")
     return {
         "researcher": researcher,
         "endpoint": endpoint,

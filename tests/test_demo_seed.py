@@ -17,7 +17,7 @@ from annotation.models import (
     StudyStatus,
 )
 from dialogues.models import Character
-from tests.factories import approved_annotator
+from tests.builders import approved_annotator
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from annotation.models import COUNTED_JUDGMENT_SQL, Item, ItemKind, Judgment, is
 from annotation.results.loading import load_ratings, load_ratings_rows
 from annotation.simulation import simulate_study
 from dialogues.models import Source
+from tests.builders import make_study
 from tests.fixtures.migrations import migrated_back_to
-from tests.fixtures.studies import make_study
 
 
 @pytest.fixture

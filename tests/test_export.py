@@ -11,7 +11,7 @@ from annotation import services
 from annotation.exports import LONG_COLUMNS, neutralise
 from annotation.models import Item, Judgment, Rating
 from annotation.simulation import simulate_study
-from tests.fixtures.studies import make_study
+from tests.builders import make_study, researcher_named
 
 pytestmark = pytest.mark.django_db
 
@@ -231,10 +231,8 @@ def test_copy_writes_the_same_bytes_as_the_python_rows(
 
 @pytest.mark.integration
 def test_the_command_and_the_api_use_copy_on_postgresql(postgres, hostile, monkeypatch, client):
-    from django.contrib.auth.models import Group
 
     from annotation.exports import postgres as copy_module
-    from tests.factories import UserFactory
 
     calls = []
     real = copy_module.long_csv_chunks
@@ -244,8 +242,7 @@ def test_the_command_and_the_api_use_copy_on_postgresql(postgres, hostile, monke
         return real(*args, **kwargs)
 
     monkeypatch.setattr("annotation.exports.streams.long_csv_chunks", spy)
-    researcher = UserFactory(email="copy@example.com")
-    researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    researcher = researcher_named("copy@example.com")
     client.force_login(researcher)
 
     by_command = export("--study", hostile.slug)

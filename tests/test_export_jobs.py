@@ -12,9 +12,8 @@ import pytest
 from annotation import exports, services
 from annotation.models import ExportJob, ExportStatus, Judgment
 from annotation.simulation import simulate_study
-from tests.factories import UserFactory, approved_annotator
+from tests.builders import UserFactory, approved_annotator, make_study, researcher_named
 from tests.fixtures.services import wait_for
-from tests.fixtures.studies import make_study, researcher_named
 
 HTMX = {"HX-Request": "true"}
 

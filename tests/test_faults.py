@@ -23,7 +23,7 @@ from annotation.simulation import simulate_study
 from annotation.tasks import open_studies_refresh, study_results_refresh
 from chatanime_site.cache import ResilientRedisCache
 from dialogues.models import Answer, Character, Scenario, Source
-from tests.factories import approved_annotator, lease_pair
+from tests.builders import approved_annotator, lease_pair, make_study
 from tests.fixtures.data import DEMO_DATA, write_source
 from tests.fixtures.faults import free_port, manage, manage_env, port_open
 from tests.fixtures.services import (
@@ -33,7 +33,6 @@ from tests.fixtures.services import (
     running_worker,
     wait_for,
 )
-from tests.fixtures.studies import make_study
 from tests.helpers import complete_form
 
 pytestmark = pytest.mark.integration
@@ -243,7 +242,7 @@ def test_an_export_whose_worker_is_killed_is_written_by_another_and_its_debris_r
 
     from annotation import exports, services
     from annotation.models import ExportJob, ExportStatus
-    from tests.factories import UserFactory
+    from tests.builders import UserFactory
 
     media = tmp_path / "media"
     settings.MEDIA_ROOT = media

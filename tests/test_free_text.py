@@ -10,8 +10,8 @@ from annotation.models import (
     Qualification,
     QualityFlag,
 )
-from tests.factories import UserFactory, lease_pair
-from tests.helpers import applicant_who_passed, submit
+from tests.builders import UserFactory, applicant_who_passed, lease_pair
+from tests.helpers import submit
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

@@ -21,7 +21,7 @@ from annotation.metric_definitions import PAIR_METRIC_SLUGS
 from annotation.models import Assignment, AssignmentState, ItemKind, Judgment, Rating
 from dialogues.importer import Problem, read_source_file
 from dialogues.models import Answer, Character, Scenario, Source
-from tests.factories import approved_annotator, lease_pair
+from tests.builders import approved_annotator, lease_pair
 from tests.fixtures.data import SCENARIO_1, SCENARIO_2, small_source
 
 User = get_user_model()

@@ -5,7 +5,7 @@ import pytest
 
 from annotation import services
 from annotation.models import Assignment, Item, Judgment, Rating
-from tests.factories import lease_pair
+from tests.builders import lease_pair
 from tests.helpers import assert_blind, complete_form, pair_submission
 
 pytestmark = pytest.mark.django_db

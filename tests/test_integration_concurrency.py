@@ -19,8 +19,7 @@ from annotation.models import (
     Study,
 )
 from dialogues.models import Character
-from tests.factories import approved_annotator
-from tests.fixtures.studies import make_study
+from tests.builders import approved_annotator, make_study
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -121,8 +121,7 @@ def test_a_real_worker_updates_the_leaderboard_after_a_submission(
 ):
     from annotation import services
     from annotation.models import StudyResults
-    from tests.factories import approved_annotator, lease_pair
-    from tests.fixtures.studies import make_study
+    from tests.builders import approved_annotator, lease_pair, make_study
 
     study = make_study(characters=[luffy])
     annotator = approved_annotator("live@example.com", [luffy])

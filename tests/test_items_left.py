@@ -6,8 +6,7 @@ import pytest
 from annotation import services
 from annotation.models import Item, ItemKind
 from annotation.selectors import eligibility
-from tests.factories import approved_annotator
-from tests.fixtures.studies import make_study
+from tests.builders import approved_annotator, make_study
 from tests.helpers import submit_item
 
 pytestmark = pytest.mark.django_db

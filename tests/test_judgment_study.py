@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotation import services
 from annotation.models import Item, Judgment
-from tests.factories import lease_pair
+from tests.builders import lease_pair
 from tests.fixtures.migrations import migrated_back_to
 from tests.helpers import full_ratings
 

@@ -12,7 +12,7 @@ from annotation.models import AnswerExposure, Assignment, Item, ItemKind
 from annotation.selectors import item_block
 from annotation.selectors.eligibility import SideHistory
 from annotation.services import leases
-from tests.factories import approved_annotator
+from tests.builders import approved_annotator
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,7 @@ from django.utils import timezone
 from annotation import services
 from annotation.models import Assignment, ItemKind, Judgment, Study, StudyMembership
 from annotation.selectors import lookahead, staffing
-from tests.factories import approved_annotator
-from tests.fixtures.studies import late_scenario, make_study
+from tests.builders import approved_annotator, late_scenario, make_study
 from tests.helpers import submit_item
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,7 @@ import pytest
 from annotation import services
 from annotation.selectors import ordering, study_capacity
 from annotation.selectors.staffing import staffing_forget
-from tests.factories import approved_annotator
-from tests.fixtures.studies import make_study
+from tests.builders import approved_annotator, make_study
 from tests.helpers import spy_on
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.db import OperationalError
 
 from annotation.models import Judgment
 from annotation.views import annotate
-from tests.factories import lease_pair
+from tests.builders import lease_pair
 from tests.helpers import complete_form
 
 pytestmark = pytest.mark.django_db

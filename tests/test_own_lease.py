@@ -6,7 +6,7 @@ from django.forms.models import model_to_dict
 
 from annotation import selectors
 from annotation.models import Assignment, Item, Study, StudyStatus
-from tests.factories import lease_pair
+from tests.builders import lease_pair
 
 pytestmark = pytest.mark.django_db
 

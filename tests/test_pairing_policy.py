@@ -25,8 +25,7 @@ from annotation.pairing import scheduled_left_slot, side_slack
 from annotation.selectors import eligibility
 from annotation.services import worklists
 from dialogues.models import Answer, Character, Source
-from tests.factories import approved_annotator
-from tests.fixtures.studies import late_scenario, make_study
+from tests.builders import approved_annotator, late_scenario, make_study
 from tests.helpers import submit_item
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 
 from annotation import services
 from annotation.models import ItemKind, Judgment
-from tests.factories import UserFactory
+from tests.builders import UserFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from annotation import services
 from annotation.models import Study
 from dialogues.importer import import_chatanime
-from tests.fixtures.studies import make_study
+from tests.builders import make_study
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

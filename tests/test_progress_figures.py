@@ -11,8 +11,7 @@ from django.utils import timezone
 from annotation import selectors, services
 from annotation.models import Judgment, StudyStatus
 from annotation.selectors import is_break_due
-from tests.factories import lease_pair
-from tests.fixtures.studies import make_study
+from tests.builders import lease_pair, make_study
 from tests.helpers import full_ratings
 
 pytestmark = pytest.mark.django_db

@@ -15,8 +15,7 @@ from annotation.models import (
 )
 from annotation.services.quality import gold_failures, is_straight_lined
 from annotation.stats.annotators import agreement_deviations
-from tests.factories import UserFactory, approved_annotator, lease_pair
-from tests.fixtures.studies import make_study
+from tests.builders import UserFactory, approved_annotator, lease_pair, make_study
 from tests.helpers import submit
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,7 @@ from annotation import services
 from annotation.models import AnswerExposure, Assignment
 from annotation.selectors import metrics_cache_clear, ordering
 from common import kept
-from tests.factories import approved_annotator, lease_pair
-from tests.fixtures.studies import late_scenario
+from tests.builders import approved_annotator, late_scenario, lease_pair
 from tests.helpers import complete_form
 
 pytestmark = pytest.mark.django_db

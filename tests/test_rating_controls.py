@@ -10,7 +10,7 @@ import pytest
 from annotation.metric_definitions import PAIR_METRIC_SLUGS
 from annotation.models import Metric, Study
 from annotation.templatetags import annotation_extras
-from tests.factories import lease_pair
+from tests.builders import lease_pair
 from tests.helpers import complete_form
 
 pytestmark = pytest.mark.django_db

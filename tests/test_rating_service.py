@@ -8,8 +8,7 @@ from django.utils import timezone
 from annotation import services
 from annotation.metric_definitions import PAIR_METRIC_SLUGS
 from annotation.models import Assignment, AssignmentState, Item, ItemKind, Judgment, Rating
-from tests.factories import approved_annotator, lease_pair
-from tests.fixtures.studies import make_study
+from tests.builders import approved_annotator, lease_pair, make_study
 from tests.helpers import full_ratings, pair_submission
 
 pytestmark = pytest.mark.django_db

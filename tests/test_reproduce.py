@@ -10,7 +10,7 @@ from annotation import services
 from annotation.models import GoldCheck, Item, Judgment, QualityFlag, Study
 from annotation.reproduce import compare, reproduce
 from annotation.simulation import simulate_study
-from tests.fixtures.studies import make_study
+from tests.builders import make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,7 @@ from annotation.models import Judgment, Rating, Study, StudyResults
 from annotation.results.loading import load_preference_rows, load_ratings
 from annotation.simulation import simulate_study
 from dialogues.models import Source
-from tests.factories import UserFactory, approved_annotator
-from tests.fixtures.studies import make_study
+from tests.builders import UserFactory, approved_annotator, make_study
 from tests.helpers import pair_submission, submit_item
 
 pytestmark = pytest.mark.django_db
@@ -166,7 +165,7 @@ def test_simulated_judgments_are_marked(simulated):
 
 
 def test_a_submission_queues_a_results_refresh(alice, study, django_capture_on_commit_callbacks):
-    from tests.factories import lease_pair
+    from tests.builders import lease_pair
 
     lease = lease_pair(alice)
     with django_capture_on_commit_callbacks(execute=True):
@@ -327,7 +326,7 @@ def test_without_a_broker_the_refresh_runs_beside_the_request_not_in_it(
 
     from annotation.services import results
     from common import background
-    from tests.factories import lease_pair
+    from tests.builders import lease_pair
 
     settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = True
     refresher = background.Refresher(delay_seconds=0)

@@ -13,7 +13,7 @@ from annotation.exports import file_manifest_path
 from annotation.models import AnnotatorProfile, Judgment, Rating, StudyResults
 from annotation.models.common import FORMULA_STARTS, new_pseudonym
 from annotation.simulation import simulate_study
-from tests.fixtures.studies import make_study
+from tests.builders import make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,6 @@ page, the API and the staff pages read every stored document through the schema,
 one (no `schema_version`) with its missing families empty, a newer one refused clearly."""
 
 import pytest
-from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from annotation import services
@@ -17,8 +16,7 @@ from annotation.results.schema import (
 )
 from annotation.selectors import annotator_rows, results_view
 from annotation.simulation import simulate_study
-from tests.factories import UserFactory, approved_annotator
-from tests.fixtures.studies import make_study
+from tests.builders import approved_annotator, make_study, researcher_named
 
 FAMILIES = set(ResultsDocument.__annotations__)
 
@@ -77,8 +75,7 @@ def test_a_document_from_the_future_shows_no_results_and_the_api_says_why(client
         payload={**computed.payload, "schema_version": SCHEMA_VERSION + 1}
     )
     study = computed.study
-    researcher = UserFactory(email="scientist@example.com")
-    researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    researcher = researcher_named("scientist@example.com")
     client.force_login(researcher)
 
     assert results_view(study) is None

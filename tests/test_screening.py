@@ -22,7 +22,7 @@ from annotation.models import (
 from annotation.selectors import Step, annotator_step
 from annotation.selectors.screening import ready_condition
 from dialogues.models import Character
-from tests.factories import UserFactory, lease_pair
+from tests.builders import UserFactory, lease_pair
 from tests.helpers import complete_form
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from annotation import services
 from annotation.models import Qualification, QualificationStatus, ScreeningQuestion
 from dialogues.models import Character
-from tests.factories import UserFactory
+from tests.builders import UserFactory
 
 pytestmark = pytest.mark.django_db
 

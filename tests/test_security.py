@@ -6,14 +6,13 @@ import io
 import json
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import Client
 
 from annotation import services
 from annotation.models import Judgment, Study
 from dialogues.models import Answer, Character, Source, SourceKind
-from tests.factories import UserFactory, approved_annotator, lease_pair
+from tests.builders import UserFactory, approved_annotator, lease_pair, researcher_named
 from tests.fixtures.data import write_source
 from tests.fixtures.services import REPO
 from tests.helpers import PRODUCTION_ENV, complete_form, run_manage
@@ -297,8 +296,7 @@ def hostile(tmp_path, settings):
         )
     services.study_recompute(study=study)
     staff = UserFactory(email="boss@example.com", is_staff=True, is_superuser=True)
-    researcher = UserFactory(email="scientist@example.com")
-    researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
+    researcher = researcher_named("scientist@example.com")
     return {
         "study": study,
         "annotator": annotator,

@@ -10,7 +10,7 @@ from django.db import connections
 
 from annotation import sql
 from dialogues.models import Source
-from tests.factories import SourceFactory
+from tests.builders import SourceFactory
 
 
 def row_of(source: Source) -> list:

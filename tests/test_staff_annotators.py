@@ -11,7 +11,7 @@ from annotation.models import (
     ProfileStatus,
     StudyMembership,
 )
-from tests.factories import approved_annotator, lease_pair
+from tests.builders import approved_annotator, lease_pair
 from tests.helpers import submit
 
 pytestmark = pytest.mark.django_db
@@ -129,7 +129,7 @@ def test_an_automatic_pause_returns_open_items_like_a_suspension(strict_study, a
 
 @pytest.fixture
 def strict_study(demo_dataset):
-    from tests.fixtures.studies import make_study
+    from tests.builders import make_study
 
     return make_study()
 
@@ -345,7 +345,7 @@ def test_the_directory_reads_agreement_from_the_computed_results(study, alice):
             }
         },
     )
-    from tests.fixtures.studies import make_study
+    from tests.builders import make_study
 
     other = make_study()
     StudyResults.objects.create(
@@ -409,7 +409,7 @@ def test_a_member_assigned_to_some_characters_rates_only_those(
 
 
 def test_assigning_a_character_outside_the_study_is_refused(manager, study, alice, luffy):
-    from tests.factories import CharacterFactory
+    from tests.builders import CharacterFactory
 
     stranger = CharacterFactory()
 

@@ -6,9 +6,9 @@ import pytest
 
 from annotation import services
 from annotation.models import AnnotatorProfile, Judgment, JudgmentDecision, Qualification
-from tests.factories import UserFactory, approved_annotator, lease_pair
+from tests.builders import UserFactory, applicant_who_passed, approved_annotator, lease_pair
 from tests.fixtures.browser import ARTIFACTS, log_in
-from tests.helpers import PASSWORD, applicant_who_passed, ratings
+from tests.helpers import PASSWORD, ratings
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

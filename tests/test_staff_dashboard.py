@@ -15,7 +15,7 @@ from annotation.models import (
     JudgmentDecision,
     QualityFlag,
 )
-from tests.factories import UserFactory, lease_pair
+from tests.builders import UserFactory, lease_pair
 from tests.helpers import submit
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,7 @@ def test_progress_counts_complete_in_progress_and_not_started(study, luffy, nats
 
 
 def test_a_diversity_set_counts_its_judgments_once_for_its_source(demo_dataset, luffy):
-    from tests.fixtures.studies import make_study
+    from tests.builders import make_study
 
     study = make_study(overlap=3, include_diversity=True, characters=[luffy])
     diversity_set = Item.objects.filter(study=study, kind="diversity").first()
@@ -175,7 +175,7 @@ def test_a_decision_without_a_reason_changes_nothing(client, manager, study, ali
 
 
 def test_a_judgment_of_another_study_is_not_found(client, manager, study, alice):
-    from tests.fixtures.studies import make_study
+    from tests.builders import make_study
 
     other = make_study()
     judgment = submit(alice, lease_pair(alice))

@@ -6,8 +6,7 @@ import re
 import pytest
 
 from annotation.views.staff import common as staff_common
-from tests.factories import approved_annotator
-from tests.helpers import applicant_who_passed
+from tests.builders import applicant_who_passed, approved_annotator
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,6 @@ annotators and researchers are refused, study managers and admins get in (the au
 trail included: a manager reads their own actions there). Refused posts change nothing."""
 
 import pytest
-from django.contrib.auth.models import Group
 
 from annotation import services
 from annotation.models import (
@@ -14,8 +13,7 @@ from annotation.models import (
     QualityFlag,
     StudyMembership,
 )
-from common.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
-from tests.factories import UserFactory
+from tests.builders import UserFactory, researcher_named, study_manager_named
 from tests.helpers import submit
 
 pytestmark = pytest.mark.django_db
@@ -26,10 +24,8 @@ LOGIN = "login"
 @pytest.fixture
 def world(study, alice, luffy):
     judgment = submit(alice, services.assignment_next(user=alice))
-    researcher = UserFactory(email="researcher@example.com")
-    researcher.groups.add(Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0])
-    manager = UserFactory(email="manager@example.com")
-    manager.groups.add(Group.objects.get_or_create(name=STUDY_MANAGERS_GROUP)[0])
+    researcher = researcher_named("researcher@example.com")
+    manager = study_manager_named("manager@example.com")
     admin = UserFactory(email="admin@example.com", is_staff=True)
     membership = services.membership_add(study=study, annotator=alice, actor=admin, cap=7)
     flag = QualityFlag.objects.filter(judgment=judgment).first()

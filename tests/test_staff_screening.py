@@ -14,8 +14,7 @@ from annotation.models import (
     Qualification,
     QualificationStatus,
 )
-from tests.factories import UserFactory
-from tests.helpers import applicant_who_passed
+from tests.builders import UserFactory, applicant_who_passed
 
 pytestmark = pytest.mark.django_db
 

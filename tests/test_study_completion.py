@@ -7,7 +7,7 @@ import pytest
 from annotation.models import ItemKind
 from annotation.selectors import study_capacity
 from annotation.simulation import annotators_for, simulate_study
-from tests.fixtures.studies import make_study
+from tests.builders import make_study
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

@@ -19,7 +19,7 @@ from annotation import exports, services
 from annotation.models import ExportJob, ExportStatus, Judgment, StudyResults
 from annotation.simulation import simulate_study
 from annotation.tasks import study_results_refresh
-from tests.factories import UserFactory
+from tests.builders import UserFactory, make_study
 from tests.fixtures.services import (
     REPO,
     database_url_of_test_database,
@@ -27,7 +27,6 @@ from tests.fixtures.services import (
     running_worker,
     wait_for,
 )
-from tests.fixtures.studies import make_study
 
 SOFT_LIMIT = 6  # seconds: well above what the small study's tasks take on a busy machine
 

@@ -7,12 +7,15 @@ gets that far. What each page then shows is the business of the app's own tests
 (test_permission_matrix, test_staff_permissions, test_collection_staff, test_writing)."""
 
 import pytest
-from django.contrib.auth.models import Group
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from common.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
-from tests.factories import UserFactory, approved_annotator
-from tests.fixtures.writing import make_writer
+from tests.builders import (
+    UserFactory,
+    approved_annotator,
+    make_writer,
+    researcher_named,
+    study_manager_named,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -156,17 +159,12 @@ def test_every_url_the_site_serves_has_a_role():
 
 @pytest.fixture
 def visitors(luffy):
-    def in_group(email, group):
-        user = UserFactory(email=email)
-        user.groups.add(Group.objects.get_or_create(name=group)[0])
-        return user
-
     return {
         "anonymous": None,
         "annotator": approved_annotator("annotator@example.com", [luffy]),
         "writer": make_writer("writer@example.com", [luffy]),
-        "researcher": in_group("researcher@example.com", RESEARCHERS_GROUP),
-        "manager": in_group("manager@example.com", STUDY_MANAGERS_GROUP),
+        "researcher": researcher_named("researcher@example.com"),
+        "manager": study_manager_named("manager@example.com"),
         "admin": UserFactory(email="admin@example.com", is_staff=True),
     }
 

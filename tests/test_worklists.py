@@ -17,8 +17,7 @@ from annotation.models import (
 )
 from annotation.selectors import ordering
 from annotation.services import leases, worklists
-from tests.factories import approved_annotator
-from tests.fixtures.studies import late_scenario, make_study
+from tests.builders import approved_annotator, late_scenario, make_study
 from tests.helpers import spy_on, submit_item
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,15 @@ from django.urls import reverse
 from annotation import services as annotation_services
 from annotation.models import AuditEvent
 from dialogues.models import Answer, Scenario, Source, SourceKind
-from tests.factories import UserFactory, approved_annotator
-from tests.fixtures.writing import FOLLOWUP, ROUND_1, ROUND_2, make_run, make_writer
+from tests.builders import (
+    FOLLOWUP,
+    ROUND_1,
+    ROUND_2,
+    UserFactory,
+    approved_annotator,
+    make_run,
+    make_writer,
+)
 from writing import services
 from writing.models import (
     ApplicationStatus,

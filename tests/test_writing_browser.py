@@ -11,9 +11,8 @@ from annotation import demo
 from annotation import services as annotation_services
 from annotation.models import Judgment, Qualification, Study, StudyStatus
 from dialogues.models import Answer, Scenario, Source, SourceKind
-from tests.factories import UserFactory, approved_annotator
+from tests.builders import UserFactory, approved_annotator, make_run, make_writer
 from tests.fixtures.browser import log_in, rate_current_item_with_the_keyboard, visit_all
-from tests.fixtures.writing import make_run, make_writer
 from tests.helpers import PASSWORD
 from writing.models import ApplicationStatus, TaskState, WriterApplication, WritingTask
 

@@ -10,9 +10,9 @@ from django.urls import reverse
 
 from collection.models import ModelEndpoint
 from dialogues.models import Character, Scenario
+from tests.builders import ROUND_1, ROUND_2, make_run, make_writer
 from tests.fixtures.chat_server import SIMULATOR_MARK
 from tests.fixtures.services import wait_for
-from tests.fixtures.writing import ROUND_1, ROUND_2, make_run, make_writer
 from writing import services
 from writing.models import FollowupMode, TaskState, WritingTask
 

@@ -5,9 +5,8 @@ staff form's slug field and the review page."""
 import pytest
 
 from dialogues.models import Scenario
-from tests.factories import UserFactory
+from tests.builders import FOLLOWUP, ROUND_1, ROUND_2, UserFactory, make_run, make_writer
 from tests.fixtures.browser import RECORD_VIOLATIONS, session_cookie
-from tests.fixtures.writing import FOLLOWUP, ROUND_1, ROUND_2, make_run, make_writer
 from writing import services
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -4,8 +4,7 @@ nothing to write, and the order in which a returned dialogue is shown."""
 import pytest
 from django.urls import reverse
 
-from tests.factories import UserFactory
-from tests.fixtures.writing import make_run, make_writer
+from tests.builders import UserFactory, make_run, make_writer
 from writing.models import WriterApplication
 
 pytestmark = pytest.mark.django_db

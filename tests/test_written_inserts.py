@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from annotation import services, sql
 from annotation.models import FlagKind, QualityFlag, Rating
-from tests.factories import lease_pair
+from tests.builders import lease_pair
 from tests.helpers import pair_submission
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
