@@ -231,3 +231,15 @@ def test_a_returned_dialogue_reads_in_the_order_it_was_written(
     assert page.get_by_test_id("question-r2").inner_text() == FOLLOWUP
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     assert problems(page) == []
+
+
+@VIEWPORTS
+def test_the_staff_writing_pages_fit_the_screen(
+    live_server, new_page, run, wendy, luffy, staff, viewport
+):
+    task = write_dialogue(wendy, make_writer("umar@example.com", [luffy]))
+    for path in ("/write/staff/", f"/write/staff/runs/{run.pk}/"):
+        page = open_as(new_page, live_server, staff, path, viewport)
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], path
+        assert problems(page) == []
+    assert page.get_by_test_id(f"review-{task.pk}").is_visible()
