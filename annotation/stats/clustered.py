@@ -8,8 +8,8 @@ bootstrap) counts the rating-level noise twice and is too wide (see `intervals`)
 
 So both figures get the two-way variance of the means in `intervals`,
 V = V_cells + V_annotators - V_intersection (Cameron, Gelbach and Miller 2011), each
-term a one-way clustered variance, and a Student t on min(cells, annotators) - 1 degrees
-of freedom. Closed forms: no draws, exact to reproduce, and cheap at a million ratings.
+term a one-way clustered variance, and a Student t on the effective number of cells or
+annotators (the fewer) minus one degrees of freedom (`intervals.effective_clusters`). Closed forms: no draws, exact to reproduce, and cheap at a million ratings.
 
 - Alpha: each one-way variance is a delete-one-cluster jackknife (leave out a cell, an
   annotator, or one annotator's ratings in one cell, and recompute alpha from the
@@ -31,15 +31,21 @@ from .agreement import (
     counts_from_ratings,
     pattern_coincidences,
 )
-from .intervals import t_quantile, two_way_cluster_means
+from .intervals import effective_clusters, t_quantile, two_way_cluster_means
 
 
-def _jackknife_variance(without, clusters: int) -> float:
-    """(G - 1) / G times the spread of the estimates with one cluster left out."""
-    without = without[np.isfinite(without)]
+def _jackknife_variance(without, clusters: int, sizes) -> tuple[float, float]:
+    """(G - 1) / G times the spread of the estimates with one cluster left out, and the
+    effective number of clusters behind it (`intervals.effective_clusters`, from each
+    cluster's share of the spread and its size)."""
+    finite = np.isfinite(without)
+    without, sizes = without[finite], np.asarray(sizes, dtype=float)[finite]
     if clusters < 2 or len(without) < 2:
-        return float("nan")
-    return float((clusters - 1) / clusters * ((without - without.mean()) ** 2).sum())
+        return float("nan"), float("nan")
+    shares = (clusters - 1) / clusters * (without - without.mean()) ** 2
+    m1, m2, m3, m4 = (np.sum(sizes**k) for k in (1, 2, 3, 4))
+    effective = effective_clusters(m1, m2, m3, m4, shares.sum(), (sizes * shares).sum())
+    return float(shares.sum()), float(effective)
 
 
 def _sums_by(key, matrices) -> np.ndarray:
@@ -165,9 +171,11 @@ def alpha_two_way(
     n_annotators = int(annotator.max()) + 1
     _pairs, both = _dense(cell * n_annotators + annotator)
     # A unit belongs to one cell: leaving a cell out removes its units whole.
-    v_c, v_a, v_ca = (
+    (v_c, effective_c), (v_a, effective_a), (v_ca, _e) = (
         _jackknife_variance(
-            _left_out_alphas(members, kind, table, coincidences, values, level), len_clusters
+            _left_out_alphas(members, kind, table, coincidences, values, level),
+            len_clusters,
+            np.bincount(members, minlength=len_clusters),
         )
         for members, kind, table, len_clusters in (
             (cell_of_unit, kind_of_unit, kind_coincidences, n_cells),
@@ -179,7 +187,8 @@ def alpha_two_way(
     if not variance > 0:
         # As for means: the larger one-way variance when the difference is not positive.
         variance = np.fmax(v_c, v_a)
-    t = float(t_quantile(min(n_cells, n_annotators) - 1, confidence))
+    # As for means: the effective number of cells or annotators, the fewer, minus one.
+    t = float(t_quantile(min(effective_c, effective_a) - 1, confidence))
     half = t * float(np.sqrt(variance))
     if not np.isfinite(half):
         return AlphaEstimate(alpha, nan, nan, n_units)
@@ -237,5 +246,5 @@ def bradley_terry_two_way(
         confidence=confidence,
     )
     standard_error = stacked.standard_error * n
-    t = t_quantile(np.minimum(stacked.cells, stacked.annotators) - 1, confidence)
+    t = t_quantile(stacked.df, confidence)
     return SandwichStrengths(standard_error, theta - t * standard_error, theta + t * standard_error)
