@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import Count
 
 from annotation import services
 from annotation.exports import file_manifest_path
@@ -263,3 +264,22 @@ def test_every_format_carries_what_the_results_count(small_study):
 
 def test_pseudonyms_never_start_like_a_formula():
     assert not any(new_pseudonym().startswith(FORMULA_STARTS) for _ in range(5000))
+
+
+def test_the_simulator_can_give_a_few_annotators_most_of_the_work(demo_dataset, luffy, settings):
+    """Real crowds are skewed; the simulator's default (everyone takes turns) is not."""
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 0
+    study = make_study(overlap=2, rounds=(1,), characters=[luffy])
+
+    made, _truth = simulate_study(study=study, annotators=10, seed=4, workload_sd=1.5)
+
+    workloads = [
+        row["n"]
+        for row in Judgment.objects.filter(item__study=study)
+        .values("annotator")
+        .annotate(n=Count("pk"))
+    ]
+    effective = sum(workloads) ** 2 / sum(w * w for w in workloads)
+    assert sum(workloads) == made
+    assert max(workloads) >= 3 * min(workloads)
+    assert effective < 7
