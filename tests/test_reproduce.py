@@ -21,10 +21,16 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def gold_study(demo_dataset, luffy, settings):
     """Simulated, with gold items answered by every annotator who met them, three
-    excluded judgments, and quality flags on judgments."""
+    excluded judgments, and quality flags on judgments. Every pair of sources is
+    compared (round robin), so that there are Bradley-Terry strengths to rebuild."""
     settings.CHATANIME_BOOTSTRAP_DRAWS = 2000
     study = make_study(
-        overlap=3, rounds=(1, 2), include_diversity=True, ask_human_guess=True, characters=[luffy]
+        overlap=3,
+        rounds=(1, 2),
+        include_diversity=True,
+        ask_human_guess=True,
+        characters=[luffy],
+        design="round-robin",
     )
     Study.objects.filter(pk=study.pk).update(pause_after_flags=0)
     study.refresh_from_db()

@@ -83,6 +83,9 @@ def test_the_page_shows_not_enough_data_and_the_statistics(client, small_study, 
     assert "cluster-robust (items and annotators) for means, agreement and Bradley–Terry" in text
     assert "No interval below 10 judgments or 5 annotators" in text
     assert f"/results/{small_study.slug}/methods/" in text
+    # Every pair is with the reference: the strengths would restate the win rates.
+    assert 'data-testid="strengths-restate"' in text
+    assert "would restate the win rates" in text
 
 
 def test_a_study_rated_by_one_annotator_has_no_intervals(demo_dataset, luffy, settings):
