@@ -30,7 +30,7 @@ from .exports.snapshot import MANIFEST, RESULTS_FILE
 from .stats.arrays import COLUMNS
 
 RATINGS_FILE = "ratings.jsonl"
-INTERVAL_KEYS = {"ci_low", "ci_high", "win_low", "win_high"}
+INTERVAL_KEYS = {"ci_low", "ci_high", "win_low", "win_high", "icc_ci_low", "icc_ci_high"}
 # Figures are published rounded to 6 decimals (`stats.arrays.clean`): two roundings of
 # the same number differ by at most this, anything more is a different figure.
 TOLERANCE = 1e-6 + 1e-12

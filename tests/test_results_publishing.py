@@ -274,7 +274,7 @@ def test_the_simulator_can_give_a_few_annotators_most_of_the_work(demo_dataset, 
     settings.CHATANIME_BOOTSTRAP_DRAWS = 0
     study = make_study(overlap=2, rounds=(1,), characters=[luffy])
 
-    made, _truth = simulate_study(study=study, annotators=10, seed=4, workload_sd=1.5)
+    made, _truth = simulate_study(study=study, annotators=10, seed=4, workload_sd=2.0)
 
     workloads = [
         row["n"]
@@ -285,4 +285,5 @@ def test_the_simulator_can_give_a_few_annotators_most_of_the_work(demo_dataset, 
     effective = sum(workloads) ** 2 / sum(w * w for w in workloads)
     assert sum(workloads) == made
     assert max(workloads) >= 3 * min(workloads)
-    assert effective < 7
+    # Even workloads leave about 10 effective annotators.
+    assert effective < 8

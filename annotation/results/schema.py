@@ -11,7 +11,8 @@ Version history:
 - 2: `bradley_terry_note` says why there are no strengths ("restates_win_rates" when
   every comparison was with the reference, "no_comparisons"; "" when there are), and
   each strength carries its comparisons, annotators and `enough_data` (the minimum
-  information rule). Version 1 documents are read with an empty note.
+  information rule); agreement rows carry an interval for ICC (`icc_ci_low`,
+  `icc_ci_high`). Version 1 documents are read with an empty note.
 
 Pure: no Django, so that `annotation.stats` could produce it and anything can read it.
 """
@@ -43,6 +44,8 @@ class AgreementFigures(TypedDict):
     ci_low: float | None
     ci_high: float | None
     icc_1k: float | None
+    icc_ci_low: NotRequired[float | None]  # from version 2; study-wide only
+    icc_ci_high: NotRequired[float | None]
     within_one: float | None
     n_items: int
     enough_data: NotRequired[bool]  # only where an interval was asked for

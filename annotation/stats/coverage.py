@@ -7,14 +7,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from .agreement import counts_from_ratings, krippendorff_alpha
+from .agreement import counts_from_ratings, icc_1k, krippendorff_alpha
 from .arrays import VALUES
-from .clustered import alpha_two_way
+from .clustered import alpha_two_way, icc_two_way
 from .crowd import Crowd, simulate
 from .estimates import bradley_terry_batch, bradley_terry_estimates
 from .intervals import clustered_proportions, two_way_cluster_means
 
-ESTIMATORS = ("mean", "paired_difference", "win_rate", "alpha", "bradley_terry")
+ESTIMATORS = ("mean", "paired_difference", "win_rate", "alpha", "icc", "bradley_terry")
 
 
 def _ratings(study):
@@ -35,7 +35,11 @@ def _population(crowd: Crowd) -> Crowd:
 
 
 def population_alpha(crowd: Crowd) -> float:
-    return _population_alpha(_population(crowd))
+    return _population_agreement(_population(crowd))[0]
+
+
+def population_icc(crowd: Crowd) -> float:
+    return _population_agreement(_population(crowd))[1]
 
 
 def population_strengths(crowd: Crowd) -> np.ndarray:
@@ -43,12 +47,13 @@ def population_strengths(crowd: Crowd) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
-def _population_alpha(crowd: Crowd) -> float:
-    """Alpha of the design's population: thousands of cells and evenly loaded
-    annotators (which annotators pair up does not move its expectation)."""
+def _population_agreement(crowd: Crowd) -> tuple[float, float]:
+    """Alpha and ICC of the design's population: thousands of cells and evenly loaded
+    annotators (which annotators pair up does not move their expectations)."""
     big = replace(crowd, cells=40_000, annotators=5000)
     unit, value, _a, _c = _ratings(simulate(np.random.default_rng(12345), big))
-    return krippendorff_alpha(counts_from_ratings(unit, value - 1, len(VALUES)), VALUES)
+    counts = counts_from_ratings(unit, value - 1, len(VALUES))
+    return krippendorff_alpha(counts, VALUES), icc_1k(counts, VALUES)
 
 
 @functools.lru_cache(maxsize=8)
@@ -98,6 +103,8 @@ def covered(rng, crowd: Crowd) -> dict[str, np.ndarray]:
     unit, value, annotator, cell = _ratings(study)
     alpha = alpha_two_way(unit, value - 1, annotator, cell, VALUES)
     out["alpha"].append(alpha.ci_low <= population_alpha(crowd) <= alpha.ci_high)
+    icc = icc_two_way(unit, value, annotator, cell)
+    out["icc"].append(icc.ci_low <= population_icc(crowd) <= icc.ci_high)
 
     pairs = simulate(rng, replace(crowd, all_pairs=True))
     winner, loser = _decided(pairs)
