@@ -11,6 +11,7 @@ from django.db.models import Count
 
 from annotation import services
 from annotation.exports import file_manifest_path
+from annotation.methods import METHODS_VERSION
 from annotation.models import AnnotatorProfile, Judgment, Rating, StudyResults
 from annotation.models.common import FORMULA_STARTS, new_pseudonym
 from annotation.simulation import simulate_study
@@ -143,7 +144,14 @@ def test_the_methods_paragraph_states_the_shown_numbers(client, small_study, res
         in page
     )
     assert "分析使用 " in page and f"{payload['judgments']} 条评判" in page
-    assert "chatanime-methods/3" in page
+    assert METHODS_VERSION in page
+    # Small study, reference design: strengths would restate the win rates; the
+    # intervals' degrees of freedom and the multiplicity are stated.
+    assert "Bradley-Terry strengths are not reported: every source was compared" in page
+    assert "effective number of cells or of annotators" in page
+    assert "Korn and Graubard 1998" in page
+    assert "needs intervals at 99.4% per metric (Bonferroni)" in page
+    assert "多重比较" in page
     # What each interval resamples or clusters is said where the paragraph is pasted from.
     assert "delete-one-cluster jackknife variance (leaving out one cell, one annotator" in page
     assert "Bradley-Terry a cluster-robust sandwich variance" in page
