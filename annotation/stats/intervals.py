@@ -154,32 +154,30 @@ class ClusterTerm:
     effective: np.ndarray  # their effective number (`effective_clusters`)
 
 
-def _cluster_term(group, cluster, residuals, n_groups, n) -> ClusterTerm:
+def _cluster_term(group, cluster, residuals, n_groups, n, *, effective=True) -> ClusterTerm:
     """CR2 (Bell and McCaffrey 2002) for a mean: with an intercept alone, the hat matrix
     block of a cluster of n_g of n observations has one non-zero eigenvalue n_g / n, on
     the direction of the cluster's sum, so (I - H_gg)^(-1/2) scales the sum's square by
     1 / (1 - n_g / n). It corrects the downward bias of large clusters (an annotator
     who did 40 % of the work pulls the mean towards herself: her residuals are too
-    small), where the usual G / (G - 1) corrects nothing of the sort."""
+    small), where the usual G / (G - 1) corrects nothing of the sort. Without
+    `effective` (the intersection term, whose count no t quantile uses) the effective
+    number is left NaN."""
     owner, sums, sizes = _cluster_sums(group, cluster, residuals, n_groups)
     total = n[owner].astype(float)
     sizes = sizes.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        adjusted = np.where(sizes < total, sums**2 / (1 - sizes / total), np.nan)
+        adjusted = np.nan_to_num(np.where(sizes < total, sums**2 / (1 - sizes / total), np.nan))
     clusters = np.bincount(owner, minlength=n_groups)
-    variance_sum = np.bincount(owner, weights=np.nan_to_num(adjusted), minlength=n_groups)
-    m1, m2, m3, m4 = (
-        np.bincount(owner, weights=sizes**k, minlength=n_groups) for k in (1, 2, 3, 4)
-    )
-    effective = effective_clusters(
-        m1,
-        m2,
-        m3,
-        m4,
-        np.bincount(owner, weights=np.nan_to_num(adjusted), minlength=n_groups),
-        np.bincount(owner, weights=sizes * np.nan_to_num(adjusted), minlength=n_groups),
-    )
-    return ClusterTerm(np.where(clusters > 1, variance_sum, np.nan), clusters, effective)
+    variance_sum = np.bincount(owner, weights=adjusted, minlength=n_groups)
+    count = np.full(n_groups, np.nan)
+    if effective:
+        m1, m2, m3, m4 = (
+            np.bincount(owner, weights=sizes**k, minlength=n_groups) for k in (1, 2, 3, 4)
+        )
+        share = np.bincount(owner, weights=sizes * adjusted, minlength=n_groups)
+        count = effective_clusters(m1, m2, m3, m4, variance_sum, share)
+    return ClusterTerm(np.where(clusters > 1, variance_sum, np.nan), clusters, count)
 
 
 def effective_clusters(m1, m2, m3, m4, s1, s2):
@@ -236,7 +234,9 @@ def two_way_cluster_means(
     n_annotators = int(annotator.max()) + 1
     by_cell = _cluster_term(group, cell, residuals, n_groups, n)
     by_annotator = _cluster_term(group, annotator, residuals, n_groups, n)
-    by_both = _cluster_term(group, cell * n_annotators + annotator, residuals, n_groups, n)
+    by_both = _cluster_term(
+        group, cell * n_annotators + annotator, residuals, n_groups, n, effective=False
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         v_c, v_a = by_cell.variance_sum, by_annotator.variance_sum
         variance = (v_c + v_a - by_both.variance_sum) / n.astype(float) ** 2
