@@ -10,11 +10,9 @@ from dataclasses import dataclass
 
 from .exports.snapshot import judgment_counts
 from .models import Judgment, StudyResults
+from .stats.rules import METHODS_VERSION
 
-# Changes whenever the wording changes, so that a pasted paragraph can be traced to it
-# (2: the bootstraps' limitation is stated; 3: alpha and Bradley-Terry intervals are
-# two-way clustered, the draws only screen for near separation).
-METHODS_VERSION = "chatanime-methods/3"
+__all__ = ["METHODS_VERSION", "MethodsFacts", "methods_facts", "methods_text"]
 LANGUAGES = ("zh", "en")
 
 
@@ -41,7 +39,9 @@ class MethodsFacts:
     min_annotators: int
     revision: str
     computed_at: str
-    not_estimable: list
+    separated: list  # Bradley-Terry: no finite strength, no number published
+    near_separation: list  # a point, no interval
+    strengths_note: str  # `bradley_terry_note`: why there are no strengths
 
 
 def methods_facts(study, results: StudyResults) -> MethodsFacts:
@@ -76,9 +76,17 @@ def methods_facts(study, results: StudyResults) -> MethodsFacts:
         )
         or "unknown",
         computed_at=results.computed_at.strftime("%Y-%m-%d %H:%M UTC"),
-        not_estimable=sorted(
-            slug for slug, b in payload.get("bradley_terry", {}).items() if b.get("status") != "ok"
+        separated=sorted(
+            slug
+            for slug, b in payload.get("bradley_terry", {}).items()
+            if b.get("status") == "separated"
         ),
+        near_separation=sorted(
+            slug
+            for slug, b in payload.get("bradley_terry", {}).items()
+            if b.get("status") == "near_separation"
+        ),
+        strengths_note=payload.get("bradley_terry_note", ""),
     )
 
 
@@ -90,6 +98,11 @@ def methods_text(facts: MethodsFacts, language: str = "en") -> str:
 
 def _percent(confidence: float) -> str:
     return f"{confidence * 100:g}%"
+
+
+def _bonferroni(confidence: float) -> str:
+    """Per-metric confidence for familywise `confidence` over the nine metrics."""
+    return f"{(1 - (1 - confidence) / 9) * 100:.1f}%"
 
 
 def _EN(f: MethodsFacts) -> str:
@@ -104,12 +117,26 @@ def _EN(f: MethodsFacts) -> str:
         if f.diversity
         else ""
     )
-    separation = (
-        f" Bradley-Terry strengths were not estimable for {', '.join(f.not_estimable)} "
-        "(complete or near separation) and are not reported."
-        if f.not_estimable
-        else ""
-    )
+    if f.strengths_note == "restates_win_rates":
+        strengths = (
+            ". Bradley-Terry strengths are not reported: every source was compared with the "
+            "reference only, so they would restate the win rates"
+        )
+    else:
+        strengths = (
+            " and Bradley-Terry log-strengths over all compared pairs (ties count half to "
+            "each side)"
+        )
+    if f.separated:
+        strengths += (
+            f". Bradley-Terry strengths of {', '.join(f.separated)} are not reported (the "
+            "source won or lost every comparison: no finite estimate)"
+        )
+    if f.near_separation:
+        strengths += (
+            f"; {', '.join(f.near_separation)} have a point estimate without an interval "
+            "(near separation)"
+        )
     return (
         f"Design. Answers of {len(f.compared)} compared source(s) ({', '.join(f.compared)}) "
         f"were evaluated against {f.reference} for {f.characters} character(s) and "
@@ -125,23 +152,36 @@ def _EN(f: MethodsFacts) -> str:
         "Statistics. Leaderboards report the mean rating per source and metric; paired "
         "differences are the compared minus the reference answer's rating within the same "
         "judgment. Agreement is Krippendorff's alpha (ordinal) and ICC(1,k) over answers "
-        "within items. Preferences are win/tie/loss counts against the reference and "
-        "Bradley-Terry log-strengths (ties count half to each side)."
-        f"{separation}\n"
-        f"Intervals. All intervals are {_percent(f.confidence)} intervals. Means and paired "
-        "differences use two-way cluster-robust standard errors (Cameron, Gelbach and Miller "
-        "2011) clustered by character x scenario cell and by annotator, with Student's t on "
-        "min(cells, annotators) - 1 degrees of freedom; proportions use Wilson intervals on "
-        "the design-effect-adjusted sample size. Alpha and Bradley-Terry strengths use the "
-        "same two-way variance (cell + annotator - cell x annotator terms) and t "
-        "quantiles: for alpha each term is a delete-one-cluster jackknife variance (leaving "
-        "out one cell, one annotator, or one annotator's ratings in one cell), for "
+        "within items (with annotators assigned to items at random, ICC(1,k) estimates the "
+        "same agreement of the mean of k ratings as the two-way random-effects ICC(A,k)). "
+        f"Preferences are win/tie/loss counts against the reference{strengths}.\n"
+        f"Intervals. Every interval is a {_percent(f.confidence)} interval for its own "
+        "figure. Means, paired differences and the design effects of proportions use "
+        "two-way cluster-robust variances (Cameron, Gelbach and Miller 2011) clustered by "
+        "character x scenario cell and by annotator: the cell term plus the annotator term "
+        "minus the cell x annotator term, each a CR2 one-way variance (Bell and McCaffrey "
+        "2002), with Student's t on the effective number of cells or of annotators, "
+        "whichever is smaller, minus one degrees of freedom. The effective number weighs "
+        "each cluster by its expected share of the variance, fitted to its size and "
+        "contribution (a Satterthwaite count), so that a few annotators who did most of "
+        "the work count as few. Proportions (win rates, passed-for-human, position bias) "
+        "use Wilson intervals on the sample size divided by the design effect with the t "
+        "quantile in place of z (Korn and Graubard 1998); at a proportion of 0 or 1 the "
+        "effective sample size is the effective number of clusters. Alpha, ICC and "
+        "Bradley-Terry strengths use the same two-way combination and t quantiles: for "
+        "alpha and ICC each term is a delete-one-cluster jackknife variance (leaving out "
+        "one cell, one annotator, or one annotator's ratings in one cell), for "
         "Bradley-Terry a cluster-robust sandwich variance. A Bradley-Terry strength gets no "
         "interval (near separation) when its source won or lost every comparison in more "
         f"than {_percent((1 - f.confidence) / 2)} of {f.draws} bootstrap resamples of cells "
-        f"(seed {f.seed}). No interval "
-        f"is given for an estimate based on fewer than {f.min_judgments} judgments or "
-        f"{f.min_annotators} annotators.\n"
+        f"(seed {f.seed}). No interval is given for an estimate based on fewer than "
+        f"{f.min_judgments} judgments or {f.min_annotators} annotators (for a "
+        "Bradley-Terry strength: comparisons of its source).\n"
+        "Multiplicity. Intervals are not adjusted for the nine metrics reported per source "
+        "or for the number of sources: each covers its own figure with the stated "
+        "confidence. A claim about all nine metrics of a source at once with "
+        f"{_percent(f.confidence)} familywise confidence needs intervals at "
+        f"{_bonferroni(f.confidence)} per metric (Bonferroni).\n"
         f"Software. ChatAnime evaluation platform {f.revision}; results computed "
         f"{f.computed_at}; methods text {METHODS_VERSION}."
     )
@@ -155,11 +195,17 @@ def _ZH(f: MethodsFacts) -> str:
     )
     rounds = "、".join(str(r) for r in f.rounds)
     diversity = "标注者还对同一来源回答组成的匿名集合评定了回复多样性。" if f.diversity else ""
-    separation = (
-        f"{'、'.join(f.not_estimable)} 的 Bradley-Terry 强度因完全或近似分离而不可估计，未予报告。"
-        if f.not_estimable
-        else ""
-    )
+    if f.strengths_note == "restates_win_rates":
+        strengths = "。未报告 Bradley-Terry 强度：每个来源都只与参照来源比较，强度只会重述胜率"
+    else:
+        strengths = "，以及所有比较对上的 Bradley-Terry 对数强度（平局各计一半）"
+    if f.separated:
+        strengths += (
+            f"。{'、'.join(f.separated)} 的 Bradley-Terry 强度未予报告"
+            "（该来源在所有比较中全胜或全负，不存在有限估计）"
+        )
+    if f.near_separation:
+        strengths += f"；{'、'.join(f.near_separation)} 只给出点估计、不给区间（近似分离）"
     return (
         f"设计：以 {f.reference} 为参照，评估 {len(f.compared)} 个被比较来源"
         f"（{'、'.join(f.compared)}）在 {f.characters} 个角色、{f.scenarios} 个场景、"
@@ -171,18 +217,25 @@ def _ZH(f: MethodsFacts) -> str:
         f"研究人员排除了 {f.excluded} 条评判；金标准（注意力检查）条目的 {f.gold} 条评判仅用于检查标注者。"
         "二者均不计入任何结果。\n"
         "统计：排行榜报告每个来源在每项指标上的平均分；配对差值为同一评判中被比较答案与参照答案的评分之差。"
-        "一致性采用 Krippendorff's alpha（顺序）和 ICC(1,k)，以条目内的答案为单位。"
-        "偏好报告相对参照的胜/平/负次数及 Bradley-Terry 对数强度（平局各计一半）。"
-        f"{separation}\n"
-        f"区间：所有区间均为 {_percent(f.confidence)} 区间。均值和配对差值采用按角色×场景单元和标注者"
-        "双向聚类的稳健标准误（Cameron、Gelbach 和 Miller，2011），t 分布自由度为 min(单元数, 标注者数) - 1；"
-        "比例采用基于设计效应调整样本量的 Wilson 区间。alpha 和 Bradley-Terry 强度采用同样的双向方差"
-        "（单元项 + 标注者项 - 单元×标注者项）和 t 分位数：alpha 的各项为逐一删除聚类（一个单元、一名标注者"
-        "或一名标注者在一个单元内的评分）的刀切法方差，Bradley-Terry 的各项为聚类稳健三明治方差。"
+        "一致性采用 Krippendorff's alpha（顺序）和 ICC(1,k)，以条目内的答案为单位"
+        "（标注者随机分配到条目时，ICC(1,k) 与双向随机效应 ICC(A,k) 估计的是同一个 k 个评分均值的一致性）。"
+        f"偏好报告相对参照的胜/平/负次数{strengths}。\n"
+        f"区间：每个区间都是针对其自身数值的 {_percent(f.confidence)} 区间。均值、配对差值和比例的设计效应"
+        "采用按角色×场景单元和标注者双向聚类的稳健方差（Cameron、Gelbach 和 Miller，2011）："
+        "单元项加标注者项减单元×标注者项，每项为 CR2 单向方差（Bell 和 McCaffrey，2002），"
+        "t 分布自由度为单元与标注者有效数中较小者减一。有效数按各聚类对方差的预期贡献加权"
+        "（由聚类规模和实际贡献拟合，即 Satterthwaite 计数），少数标注者完成大部分工作时只算作少数。"
+        "比例（胜率、被认作人类的比例、位置偏差）采用基于设计效应调整样本量的 Wilson 区间，并以 t 分位数代替 z"
+        "（Korn 和 Graubard，1998）；比例为 0 或 1 时，有效样本量取聚类的有效数。"
+        "alpha、ICC 和 Bradley-Terry 强度采用同样的双向组合和 t 分位数：alpha 和 ICC 的各项为逐一删除聚类"
+        "（一个单元、一名标注者或一名标注者在一个单元内的评分）的刀切法方差，Bradley-Terry 的各项为聚类稳健三明治方差。"
         f"若某来源在 {f.draws} 次按单元重抽样的自助样本（种子 {f.seed}）中超过 "
         f"{_percent((1 - f.confidence) / 2)} 全胜或全负（近似分离），其强度不给出区间。"
-        f"少于 {f.min_judgments} 条评判或"
-        f"{f.min_annotators} 名标注者的估计不给出区间。\n"
+        f"少于 {f.min_judgments} 条评判或 {f.min_annotators} 名标注者的估计不给出区间"
+        "（Bradley-Terry 强度按其来源参与的比较计）。\n"
+        "多重比较：区间未针对每个来源报告的九项指标或来源数量进行调整，每个区间只以所述置信度覆盖其自身数值。"
+        f"若要以 {_percent(f.confidence)} 的族系置信度同时断言某来源的全部九项指标，"
+        f"每项指标需使用 {_bonferroni(f.confidence)} 区间（Bonferroni）。\n"
         f"软件：ChatAnime 评测平台 {f.revision}；结果计算于 {f.computed_at}；"
         f"方法文本版本 {METHODS_VERSION}。"
     )

@@ -5,7 +5,10 @@ ids and positions), `manifest.json` (metrics, reference source) and `results.jso
 (what the platform published); never the database. The counted ratings become the
 same inputs the workers build from the database, and the same pure statistics turn
 them into figures. The report gives, per figure family, the largest difference between
-the published and the rebuilt figures, separately for points and interval bounds.
+the published and the rebuilt figures, separately for points and interval bounds, and
+names every figure that differs beyond rounding. Before that, every file the manifest
+lists is checked against its SHA-256 and size: a snapshot whose files were changed after
+the export is not the data the results were published from.
 
 Points must agree to rounding (1e-6), and so must interval bounds: every interval is a
 closed form (two-way cluster-robust by cell and annotator; for alpha with jackknife
@@ -14,6 +17,7 @@ the snapshot numbers sources and annotators. The only draws left, the cell boots
 screens Bradley-Terry strengths for near separation, decide a status, not a bound.
 """
 
+import hashlib
 import json
 import math
 from collections import defaultdict
@@ -26,7 +30,10 @@ from .exports.snapshot import MANIFEST, RESULTS_FILE
 from .stats.arrays import COLUMNS
 
 RATINGS_FILE = "ratings.jsonl"
-INTERVAL_KEYS = {"ci_low", "ci_high", "win_low", "win_high"}
+INTERVAL_KEYS = {"ci_low", "ci_high", "win_low", "win_high", "icc_ci_low", "icc_ci_high"}
+# Figures are published rounded to 6 decimals (`stats.arrays.clean`): two roundings of
+# the same number differ by at most this, anything more is a different figure.
+TOLERANCE = 1e-6 + 1e-12
 # Per-annotator figures the export cannot carry: flags raised on an annotator rather
 # than on a judgment, and gold checks of excluded judgments when they were left out.
 NOT_IN_EXPORT = {"open_flags"}
@@ -43,6 +50,44 @@ class FamilyDifference:
     intervals: float = 0.0
     compared: int = 0
     missing: list = field(default_factory=list)
+    # Paths of the figures (points, bounds or statuses) that differ beyond rounding.
+    differing: list = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> bool:
+        return not self.missing and not self.differing
+
+
+def verify_files(directory, manifest: dict) -> list[str]:
+    """What is wrong with the snapshot's files against the manifest's record of them:
+    one line per file that is missing or whose size or SHA-256 differs. Empty when every
+    listed file is as exported."""
+    directory = Path(directory)
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not files:
+        return ["manifest.json lists no files and their checksums"]
+    problems = []
+    for name, described in sorted(files.items()):
+        path = directory / name
+        if not path.is_file():
+            problems.append(f"{name}: missing")
+            continue
+        digest, size = hashlib.sha256(), 0
+        with open(path, "rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+                size += len(block)
+        if digest.hexdigest() != described.get("sha256"):
+            problems.append(
+                f"{name}: SHA-256 {digest.hexdigest()[:12]}… differs from the manifest's "
+                f"{str(described.get('sha256'))[:12]}…"
+                + (
+                    f" ({size} bytes, manifest {described.get('bytes')})"
+                    if size != described.get("bytes")
+                    else ""
+                )
+            )
+    return problems
 
 
 def _read_json(path: Path):
@@ -191,7 +236,8 @@ def annotator_figures(rows: list[dict], inputs, names: dict) -> dict:
 
 def reproduce(directory) -> tuple[dict, dict[str, FamilyDifference]]:
     """Rebuild the figures of the snapshot in `directory`; return them and the
-    differences from the published ones, per figure family."""
+    differences from the published ones, per figure family. (The files' checksums are
+    `verify_files`'s concern.)"""
     from .stats.rules import Rules
     from .stats.study import study_figures
 
@@ -226,13 +272,14 @@ def _leaves(value, path=()):
     if isinstance(value, dict):
         for key, inner in value.items():
             yield from _leaves(inner, (*path, str(key)))
-    elif isinstance(value, bool) or value is None or isinstance(value, int | float):
+    elif value is None or isinstance(value, bool | int | float | str):
         yield path, value
 
 
 def compare(published, rebuilt, ignored=frozenset()) -> FamilyDifference:
     """Largest absolute differences between two figure trees: points, interval bounds,
-    and the paths that only one side has or where one side is undefined."""
+    the paths that only one side has or where one side is undefined, and the paths whose
+    values differ beyond rounding (a word such as a status: at all)."""
     result = FamilyDifference()
     left = {
         path: value for path, value in _leaves(published) if path[-1:] and path[-1] not in ignored
@@ -250,10 +297,16 @@ def compare(published, rebuilt, ignored=frozenset()) -> FamilyDifference:
             continue
         if a is None:
             continue
-        difference = abs(float(a) - float(b))
         result.compared += 1
+        if isinstance(a, str) or isinstance(b, str):
+            if a != b:
+                result.differing.append(f"{'/'.join(path)}: {a} published, {b} rebuilt")
+            continue
+        difference = abs(float(a) - float(b))
         if path and path[-1] in INTERVAL_KEYS:
             result.intervals = max(result.intervals, difference)
         else:
             result.points = max(result.points, difference)
+        if difference > TOLERANCE:
+            result.differing.append(f"{'/'.join(path)}: {a} published, {b} rebuilt")
     return result

@@ -3,6 +3,12 @@
 Each simulated annotator has a severity (rates everything a little higher or lower) and
 noise; each source has a known true quality per metric. Judgments go through the same
 services as real submissions and are marked as simulated.
+
+Workloads are even by default (annotators take turns). Real crowds are skewed: with
+`workload_sd` each annotator gets a weight drawn lognormal with that sd, and the next
+judgment goes to an annotator drawn in proportion to the weights (among those who can
+still be served), so that a few do most of the work (sd 1 over 10 annotators leaves
+about 7 effective ones, `annotation.stats.crowd`).
 """
 
 from dataclasses import dataclass
@@ -61,7 +67,9 @@ def _rate(rng, truth: float, severity: float, noise: float) -> int:
     return int(np.clip(round(truth + severity + rng.normal(0, noise)), 1, 5))
 
 
-def simulate_study(*, study: Study, annotators: int, seed: int = 0) -> tuple[int, TrueEffects]:
+def simulate_study(
+    *, study: Study, annotators: int, seed: int = 0, workload_sd: float = 0.0
+) -> tuple[int, TrueEffects]:
     """Fill an open study with simulated judgments. Returns (judgments made, truth)."""
     if study.status != "open":
         raise AnnotationError("study_closed", f"study {study.slug} is not open")
@@ -76,29 +84,46 @@ def simulate_study(*, study: Study, annotators: int, seed: int = 0) -> tuple[int
     severity = {user.pk: rng.normal(0, 0.35) for user in people}
     noise = {user.pk: abs(rng.normal(0.6, 0.15)) for user in people}
     made = 0
-    active = list(people)
-    while active:
-        still = []
-        for user in active:
-            lease = services.assignment_next(user=user, study=study)
-            if lease is None:
-                continue
-            # Pretend the annotator took a realistic time over the item.
-            seconds = float(rng.gamma(4.0, 15.0))
-            Assignment.objects.filter(pk=lease.pk).update(
-                served_at=lease.served_at - timedelta(seconds=seconds)
-            )
-            submission = _submission(
-                rng, lease, truth, severity[user.pk], noise[user.pk], study.ask_human_guess
-            )
-            services.judgment_submit(
-                user=user, token=lease.token, submission=submission, simulated=True, refresh=False
-            )
-            made += 1
-            still.append(user)
-        active = still
+    if workload_sd > 0:
+        weight = {user.pk: float(rng.lognormal(0.0, workload_sd)) for user in people}
+        active = list(people)
+        while active:
+            chances = np.array([weight[user.pk] for user in active])
+            user = active[int(rng.choice(len(active), p=chances / chances.sum()))]
+            if _judge_next(rng, study, user, truth, severity, noise):
+                made += 1
+            else:
+                active.remove(user)
+    else:
+        active = list(people)
+        while active:
+            still = []
+            for user in active:
+                if _judge_next(rng, study, user, truth, severity, noise):
+                    made += 1
+                    still.append(user)
+            active = still
     services.study_recompute(study=study)
     return made, truth
+
+
+def _judge_next(rng, study: Study, user, truth: TrueEffects, severity, noise) -> bool:
+    """One simulated judgment by `user`; False when there is nothing left to serve them."""
+    lease = services.assignment_next(user=user, study=study)
+    if lease is None:
+        return False
+    # Pretend the annotator took a realistic time over the item.
+    seconds = float(rng.gamma(4.0, 15.0))
+    Assignment.objects.filter(pk=lease.pk).update(
+        served_at=lease.served_at - timedelta(seconds=seconds)
+    )
+    submission = _submission(
+        rng, lease, truth, severity[user.pk], noise[user.pk], study.ask_human_guess
+    )
+    services.judgment_submit(
+        user=user, token=lease.token, submission=submission, simulated=True, refresh=False
+    )
+    return True
 
 
 def _simulated_annotators(study: Study, count: int):

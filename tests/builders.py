@@ -16,6 +16,7 @@ from annotation.models import (
     QualificationStatus,
     Study,
 )
+from annotation.models.studies import PairingDesign
 from common.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
 from dialogues.models import Answer, Character, Scenario, Source, SourceKind, persona_group_for
 from writing import services as writing_services
@@ -135,9 +136,16 @@ def applicant_who_passed(email, characters, sample="没事的！"):
 
 
 def make_study(
-    *, overlap=3, ask_human_guess=False, include_diversity=False, rounds=(1, 2), characters=None
+    *,
+    overlap=3,
+    ask_human_guess=False,
+    include_diversity=False,
+    rounds=(1, 2),
+    characters=None,
+    design=PairingDesign.REFERENCE,
 ) -> Study:
     study = services.study_create(
+        design=design,
         name="Test study",
         reference=Source.objects.get(kind=SourceKind.HUMAN),
         compared=list(Source.objects.filter(kind=SourceKind.LLM)),

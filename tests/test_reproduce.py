@@ -1,7 +1,9 @@
 """A study's published figures rebuilt from its export snapshot alone."""
 
+import hashlib
 import io
 import json
+import os
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -11,6 +13,7 @@ from annotation.models import GoldCheck, Item, Judgment, QualityFlag, Study
 from annotation.reproduce import compare, reproduce
 from annotation.simulation import simulate_study
 from tests.builders import make_study
+from tests.helpers import run_manage
 
 pytestmark = pytest.mark.django_db
 
@@ -18,10 +21,16 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def gold_study(demo_dataset, luffy, settings):
     """Simulated, with gold items answered by every annotator who met them, three
-    excluded judgments, and quality flags on judgments."""
+    excluded judgments, and quality flags on judgments. Every pair of sources is
+    compared (round robin), so that there are Bradley-Terry strengths to rebuild."""
     settings.CHATANIME_BOOTSTRAP_DRAWS = 2000
     study = make_study(
-        overlap=3, rounds=(1, 2), include_diversity=True, ask_human_guess=True, characters=[luffy]
+        overlap=3,
+        rounds=(1, 2),
+        include_diversity=True,
+        ask_human_guess=True,
+        characters=[luffy],
+        design="round-robin",
     )
     Study.objects.filter(pk=study.pk).update(pause_after_flags=0)
     study.refresh_from_db()
@@ -99,7 +108,116 @@ def test_the_command_prints_the_largest_difference_per_family(gold_study, tmp_pa
     text = out.getvalue()
     for family in ("leaderboard", "paired_differences", "bradley_terry", "agreement", "annotators"):
         assert f"\n{family} " in text
-    assert "every point figure reproduced within 1e-06" in text
+    assert "every file matches the manifest" in text
+    assert "points and interval bounds) reproduced within 1e-06" in text
+
+
+def first_bound(payload):
+    """(source, metric) of the first leaderboard figure with an interval."""
+    for source, row in payload["leaderboard"].items():
+        for metric, estimate in row.items():
+            if estimate["ci_low"] is not None:
+                return source, metric
+    raise AssertionError("no leaderboard figure has an interval")
+
+
+def rewrite_results(target, change, *, rehash: bool):
+    """Change the published results document of a snapshot; with `rehash`, record the
+    changed file's checksum in the manifest as if it had been exported that way."""
+    path = target / "results.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document["payload"])
+    data = (json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode()
+    path.write_bytes(data)
+    if rehash:
+        manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+        manifest["files"]["results.json"].update(
+            sha256=hashlib.sha256(data).hexdigest(), bytes=len(data)
+        )
+        (target / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+@pytest.mark.parametrize("shift", [0.05, 0.5])
+def test_a_published_bound_that_was_changed_is_named(gold_study, tmp_path, shift):
+    """Even with the manifest rewritten to match, a bound the statistics do not give is
+    caught by recomputing it, and named."""
+    target = snapshot(gold_study, tmp_path / "frozen")
+    published = json.loads((target / "results.json").read_text())["payload"]
+    source, metric = first_bound(published)
+
+    def widen(payload):
+        payload["leaderboard"][source][metric]["ci_high"] += shift
+
+    rewrite_results(target, widen, rehash=True)
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match=r"not reproduced: leaderboard$"):
+        call_command("reproduce", str(target), stdout=out)
+    assert f"differs: leaderboard/{source}/{metric}/ci_high" in out.getvalue()
+
+
+def test_a_changed_status_is_named(gold_study, tmp_path):
+    target = snapshot(gold_study, tmp_path / "frozen")
+    published = json.loads((target / "results.json").read_text())["payload"]
+    source = next(iter(published["bradley_terry"]))
+    # The simulation's leases are not seeded: whichever status the source has, another.
+    other = "ok" if published["bradley_terry"][source]["status"] != "ok" else "near_separation"
+
+    def relabel(payload):
+        payload["bradley_terry"][source]["status"] = other
+
+    rewrite_results(target, relabel, rehash=True)
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match="bradley_terry"):
+        call_command("reproduce", str(target), stdout=out)
+    assert f"differs: bradley_terry/{source}/status" in out.getvalue()
+
+
+def test_a_file_changed_after_the_export_is_named(gold_study, tmp_path):
+    """The audit trail enters no figure: only its checksum can tell it was changed."""
+    target = snapshot(gold_study, tmp_path / "frozen")
+    audit = target / "audit.jsonl"
+    audit.write_bytes(audit.read_bytes() + b'{"study": "x", "action": "invented"}\n')
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match=r"not reproduced: file audit\.jsonl$"):
+        call_command("reproduce", str(target), stdout=out)
+    assert "file changed since the export: audit.jsonl: SHA-256" in out.getvalue()
+
+
+def test_a_missing_file_is_named(gold_study, tmp_path):
+    target = snapshot(gold_study, tmp_path / "frozen")
+    (target / "ratings-wide.csv").unlink()
+
+    with pytest.raises(CommandError, match=r"file ratings-wide\.csv"):
+        call_command("reproduce", str(target), stdout=io.StringIO())
+
+
+def test_the_command_exits_non_zero_on_a_tampered_snapshot_and_zero_on_an_untouched_one(
+    gold_study, tmp_path
+):
+    untouched = snapshot(gold_study, tmp_path / "untouched")
+    tampered = snapshot(gold_study, tmp_path / "tampered")
+    published = json.loads((tampered / "results.json").read_text())["payload"]
+    source, metric = first_bound(published)
+
+    def narrow(payload):
+        payload["leaderboard"][source][metric]["ci_low"] += 0.05
+
+    rewrite_results(tampered, narrow, rehash=False)
+    env = {
+        "DJANGO_SETTINGS_MODULE": "chatanime_site.settings.test",
+        **{k: v for k, v in os.environ.items() if k in ("DATABASE_URL", "REDIS_URL")},
+    }
+
+    good = run_manage("reproduce", str(untouched), env=env)
+    bad = run_manage("reproduce", str(tampered), env=env)
+
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert bad.returncode != 0
+    assert "not reproduced: file results.json, leaderboard" in bad.stderr
+    assert f"leaderboard/{source}/{metric}/ci_low" in bad.stdout
 
 
 def test_a_changed_rating_is_caught(gold_study, tmp_path):
@@ -129,6 +247,19 @@ def test_compare_reports_figures_only_one_side_has():
 
     assert difference.missing == ["a/ci_low", "b/n"]
     assert difference.points == 0.0
+
+
+def test_compare_names_figures_beyond_rounding_only():
+    published = {"a": {"mean": 1.000001, "ci_low": 0.5, "status": "ok"}}
+    rebuilt = {"a": {"mean": 1.0, "ci_low": 0.45, "status": "separated"}}
+
+    difference = compare(published, rebuilt)
+
+    assert difference.differing == [
+        "a/ci_low: 0.5 published, 0.45 rebuilt",
+        "a/status: ok published, separated rebuilt",
+    ]
+    assert not difference.reproduced
 
 
 @pytest.mark.integration

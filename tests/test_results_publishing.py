@@ -7,9 +7,11 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import Count
 
 from annotation import services
 from annotation.exports import file_manifest_path
+from annotation.methods import METHODS_VERSION
 from annotation.models import AnnotatorProfile, Judgment, Rating, StudyResults
 from annotation.models.common import FORMULA_STARTS, new_pseudonym
 from annotation.simulation import simulate_study
@@ -82,6 +84,9 @@ def test_the_page_shows_not_enough_data_and_the_statistics(client, small_study, 
     assert "cluster-robust (items and annotators) for means, agreement and Bradley–Terry" in text
     assert "No interval below 10 judgments or 5 annotators" in text
     assert f"/results/{small_study.slug}/methods/" in text
+    # Every pair is with the reference: the strengths would restate the win rates.
+    assert 'data-testid="strengths-restate"' in text
+    assert "would restate the win rates" in text
 
 
 def test_a_study_rated_by_one_annotator_has_no_intervals(demo_dataset, luffy, settings):
@@ -139,7 +144,14 @@ def test_the_methods_paragraph_states_the_shown_numbers(client, small_study, res
         in page
     )
     assert "分析使用 " in page and f"{payload['judgments']} 条评判" in page
-    assert "chatanime-methods/3" in page
+    assert METHODS_VERSION in page
+    # Small study, reference design: strengths would restate the win rates; the
+    # intervals' degrees of freedom and the multiplicity are stated.
+    assert "Bradley-Terry strengths are not reported: every source was compared" in page
+    assert "effective number of cells or of annotators" in page
+    assert "Korn and Graubard 1998" in page
+    assert "needs intervals at 99.4% per metric (Bonferroni)" in page
+    assert "多重比较" in page
     # What each interval resamples or clusters is said where the paragraph is pasted from.
     assert "delete-one-cluster jackknife variance (leaving out one cell, one annotator" in page
     assert "Bradley-Terry a cluster-robust sandwich variance" in page
@@ -263,3 +275,23 @@ def test_every_format_carries_what_the_results_count(small_study):
 
 def test_pseudonyms_never_start_like_a_formula():
     assert not any(new_pseudonym().startswith(FORMULA_STARTS) for _ in range(5000))
+
+
+def test_the_simulator_can_give_a_few_annotators_most_of_the_work(demo_dataset, luffy, settings):
+    """Real crowds are skewed; the simulator's default (everyone takes turns) is not."""
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 0
+    study = make_study(overlap=2, rounds=(1,), characters=[luffy])
+
+    made, _truth = simulate_study(study=study, annotators=10, seed=4, workload_sd=2.0)
+
+    workloads = [
+        row["n"]
+        for row in Judgment.objects.filter(item__study=study)
+        .values("annotator")
+        .annotate(n=Count("pk"))
+    ]
+    effective = sum(workloads) ** 2 / sum(w * w for w in workloads)
+    assert sum(workloads) == made
+    assert max(workloads) >= 3 * min(workloads)
+    # Even workloads leave about 10 effective annotators.
+    assert effective < 8

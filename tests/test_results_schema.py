@@ -31,10 +31,13 @@ def test_an_old_document_without_a_version_reads_as_version_0_with_empty_familie
     assert document["leaderboard"] == {"human": {}}
     assert document["statistics"] == {} and document["preferences"] == {}
     assert document["metrics"] == [] and document["seconds"] == 0.0
+    assert document["bradley_terry_note"] == ""
 
 
 def test_a_newer_document_is_refused_with_a_message_that_says_what_to_do():
-    with pytest.raises(ResultsSchemaError, match=r"version 99 is newer .*recompute"):
+    with pytest.raises(
+        ResultsSchemaError, match=rf"version {SCHEMA_VERSION + 98} is newer .*recompute"
+    ):
         read_document({"schema_version": SCHEMA_VERSION + 98})
 
 

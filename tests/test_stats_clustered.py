@@ -140,3 +140,39 @@ def test_two_way_alpha_takes_any_integers_as_cells_and_annotators():
     assert (renamed.alpha, renamed.ci_low, renamed.ci_high) == pytest.approx(
         (plain.alpha, plain.ci_low, plain.ci_high), abs=1e-12
     )
+
+
+def test_the_icc_interval_is_around_the_one_way_icc_and_ignores_names():
+    from annotation.stats.agreement import icc_1k
+    from annotation.stats.clustered import icc_two_way
+
+    rng = np.random.default_rng(8)
+    unit, value, annotator, cell = rated_pairs(rng, cells=40, annotators=15, leniency=0.5)
+    estimate = icc_two_way(unit, value + 1, annotator, cell)
+    renamed = icc_two_way(unit * 3 + 7, value + 1, annotator * 5 + 100, cell * 1000 - 4)
+
+    assert estimate.alpha == pytest.approx(
+        icc_1k(counts_from_ratings(unit, value, 5), VALUES), abs=1e-12
+    )
+    assert estimate.ci_low < estimate.alpha < estimate.ci_high <= 1
+    assert (renamed.alpha, renamed.ci_low, renamed.ci_high) == pytest.approx(
+        (estimate.alpha, estimate.ci_low, estimate.ci_high), abs=1e-12
+    )
+
+
+def test_the_icc_of_five_totals_is_the_one_way_icc():
+    """What the jackknife subtracts from: ICC from the totals of the pairable units
+    (here of the ratings without one annotator) is ICC(1,k) computed from scratch."""
+    from annotation.stats.agreement import icc_1k
+    from annotation.stats.clustered import _icc_from_totals
+
+    rng = np.random.default_rng(9)
+    unit, value, annotator, _cell = rated_pairs(rng, cells=10, annotators=6, leniency=0.5)
+    keep = annotator != 2
+    counts = counts_from_ratings(unit[keep], value[keep], 5)
+    pairable = counts[counts.sum(axis=1) >= 2]
+    values = np.arange(1, 6.0)
+    m, s, q = pairable.sum(axis=1), pairable @ values, pairable @ values**2
+    totals = (len(m), m.sum(), (s**2 / m).sum(), s.sum(), q.sum())
+
+    assert float(_icc_from_totals(*totals)) == pytest.approx(icc_1k(counts, VALUES), abs=1e-12)

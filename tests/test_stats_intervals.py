@@ -19,6 +19,7 @@ from annotation.stats.estimates import (
     separated_sources,
 )
 from annotation.stats.intervals import (
+    Z95,
     clustered_proportions,
     enough_information,
     t_quantile,
@@ -271,3 +272,51 @@ def test_the_sliced_dense_sums_agree_with_one_dense_table(monkeypatch):
 
     assert np.allclose(whole.ci_low, sliced.ci_low) and np.allclose(whole.ci_high, sliced.ci_high)
     assert (whole.cells == sliced.cells).all() and (whole.annotators == sliced.annotators).all()
+
+
+def test_a_win_rate_of_every_judgment_is_as_wide_as_its_few_annotators_allow():
+    """662 wins of 662 judgments by 10 annotators (workloads 10 to 121): at p = 1 the data
+    say nothing about how alike an annotator's judgments are, so the effective sample
+    size is the effective number of annotators (Kish), not 662 as with a design effect
+    of 1, which gave [0.9942, 1]."""
+    workloads = np.array([10, 20, 30, 40, 50, 60, 80, 100, 151, 121])
+    annotator = np.repeat(np.arange(10), workloads)
+    cell = np.arange(662) % 221
+
+    ((wins, n, deff, low, high),) = clustered_proportions(
+        np.ones(662), np.zeros(662, int), cell, annotator, 1
+    )
+
+    effective = workloads.sum() ** 2 / (workloads**2).sum()
+    t = float(t_quantile(effective - 1))
+    assert (wins, n) == (662, 662)
+    assert deff == pytest.approx(662 / effective)
+    # Wilson's lower bound at p = 1 on n_eff observations with quantile t.
+    assert low == pytest.approx(effective / (effective + t * t))
+    assert low < 0.7 and high == 1.0
+
+
+def test_proportions_use_t_as_korn_and_graubard_do():
+    """Wilson on n / deff with Student's t is Wilson on Korn and Graubard's df-adjusted
+    n* = n / deff (z / t)^2 with z; with 6 annotators t on 5 degrees of freedom is 31 %
+    wider than z."""
+    rng = np.random.default_rng(8)
+    cell = np.repeat(np.arange(50), 3)
+    annotator = np.tile(np.arange(6), 25)
+    outcome = rng.random(150) < 0.7
+
+    ((wins, n, deff, low, high),) = clustered_proportions(
+        outcome, np.zeros(150, int), cell, annotator, 1
+    )
+
+    t = float(t_quantile(5))
+    assert t / Z95 == pytest.approx(1.312, abs=1e-3)
+    adjusted = n / deff * (Z95 / t) ** 2
+    assert (low, high) == pytest.approx(wilson_effective(wins / n * adjusted, adjusted, 1.0, Z95))
+    assert (low, high) == pytest.approx(wilson_effective(wins, n, deff, t))
+
+
+@pytest.mark.parametrize(("df", "exact"), [(2.5, 3.5746548), (3.7, 2.8675207), (9.3, 2.2510822)])
+def test_t_quantiles_at_fractional_degrees_of_freedom(df, exact):
+    # Exact values by numerical integration of the t density.
+    assert float(t_quantile(df)) == pytest.approx(exact, abs=1e-4)

@@ -8,13 +8,18 @@ Version history:
   though the oldest lack some (`statistics`, per-round and per-character intervals);
   they are read with the missing families empty.
 - 1: `schema_version` recorded; the families below.
+- 2: `bradley_terry_note` says why there are no strengths ("restates_win_rates" when
+  every comparison was with the reference, "no_comparisons"; "" when there are), and
+  each strength carries its comparisons, annotators and `enough_data` (the minimum
+  information rule); agreement rows carry an interval for ICC (`icc_ci_low`,
+  `icc_ci_high`). Version 1 documents are read with an empty note.
 
 Pure: no Django, so that `annotation.stats` could produce it and anything can read it.
 """
 
 from typing import Any, NotRequired, TypedDict
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class ResultsSchemaError(ValueError):
@@ -39,6 +44,8 @@ class AgreementFigures(TypedDict):
     ci_low: float | None
     ci_high: float | None
     icc_1k: float | None
+    icc_ci_low: NotRequired[float | None]  # from version 2; study-wide only
+    icc_ci_high: NotRequired[float | None]
     within_one: float | None
     n_items: int
     enough_data: NotRequired[bool]  # only where an interval was asked for
@@ -63,11 +70,14 @@ class PreferenceFigures(ProportionInterval):
 
 
 class StrengthFigures(TypedDict):
-    log_strength: float | None
+    log_strength: float | None  # None for a separated source
     ci_low: float | None
     ci_high: float | None
     estimable: bool
-    status: str
+    status: str  # ok, separated, near_separation
+    n: NotRequired[int]  # comparisons it took part in (from version 2)
+    annotators: NotRequired[int]
+    enough_data: NotRequired[bool]
 
 
 class HumanGuessFigures(ProportionInterval):
@@ -132,6 +142,7 @@ class ResultsDocument(TypedDict):
     paired_differences: Leaderboard
     preferences: dict[str, PreferenceFigures]
     bradley_terry: dict[str, StrengthFigures]
+    bradley_terry_note: str  # why `bradley_terry` is empty, "" when it is not
     human_guess: dict[str, HumanGuessFigures]
     position_bias: dict[str, PositionBiasFigures]  # "overall" and per pseudonym
     annotators: dict[str, AnnotatorFigures]  # by pseudonym
@@ -147,10 +158,12 @@ _EMPTY: dict[str, Any] = {
     "metrics": [],
     "software": {},
     "seconds": 0.0,
+    "bradley_terry_note": "",
 }
 _FAMILIES = [name for name in ResultsDocument.__annotations__ if name != "schema_version"]
 _SHAPE: dict[str, tuple[type, ...]] = {name: (dict,) for name in _FAMILIES} | {
     "study": (str,),
+    "bradley_terry_note": (str,),
     "judgments": (int,),
     "metrics": (list,),
     "seconds": (int, float),

@@ -44,6 +44,7 @@ class ResultsView:
     paired: list = field(default_factory=list)  # (source, [Cell per metric])
     preferences: list = field(default_factory=list)
     strengths: list = field(default_factory=list)
+    strengths_note: str = ""  # why there are no strengths (`bradley_terry_note`)
     diversity: list = field(default_factory=list)
     human_guess: list = field(default_factory=list)
     position_bias: dict = field(default_factory=dict)
@@ -133,6 +134,7 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         document["bradley_terry"].items(), key=lambda kv: -(kv[1]["log_strength"] or -99)
     ):
         view.strengths.append((slug, figures))
+    view.strengths_note = document["bradley_terry_note"]
     for slug, figures in sorted(
         document["diversity"].items(), key=lambda kv: -(kv[1]["mean"] or 0)
     ):

@@ -8,8 +8,8 @@ bootstrap) counts the rating-level noise twice and is too wide (see `intervals`)
 
 So both figures get the two-way variance of the means in `intervals`,
 V = V_cells + V_annotators - V_intersection (Cameron, Gelbach and Miller 2011), each
-term a one-way clustered variance, and a Student t on min(cells, annotators) - 1 degrees
-of freedom. Closed forms: no draws, exact to reproduce, and cheap at a million ratings.
+term a one-way clustered variance, and a Student t on the effective number of cells or
+annotators (the fewer) minus one degrees of freedom (`intervals.effective_clusters`). Closed forms: no draws, exact to reproduce, and cheap at a million ratings.
 
 - Alpha: each one-way variance is a delete-one-cluster jackknife (leave out a cell, an
   annotator, or one annotator's ratings in one cell, and recompute alpha from the
@@ -31,15 +31,21 @@ from .agreement import (
     counts_from_ratings,
     pattern_coincidences,
 )
-from .intervals import t_quantile, two_way_cluster_means
+from .intervals import effective_clusters, t_quantile, two_way_cluster_means
 
 
-def _jackknife_variance(without, clusters: int) -> float:
-    """(G - 1) / G times the spread of the estimates with one cluster left out."""
-    without = without[np.isfinite(without)]
+def _jackknife_variance(without, clusters: int, sizes) -> tuple[float, float]:
+    """(G - 1) / G times the spread of the estimates with one cluster left out, and the
+    effective number of clusters behind it (`intervals.effective_clusters`, from each
+    cluster's share of the spread and its size)."""
+    finite = np.isfinite(without)
+    without, sizes = without[finite], np.asarray(sizes, dtype=float)[finite]
     if clusters < 2 or len(without) < 2:
-        return float("nan")
-    return float((clusters - 1) / clusters * ((without - without.mean()) ** 2).sum())
+        return float("nan"), float("nan")
+    shares = (clusters - 1) / clusters * (without - without.mean()) ** 2
+    m1, m2, m3, m4 = (np.sum(sizes**k) for k in (1, 2, 3, 4))
+    effective = effective_clusters(m1, m2, m3, m4, shares.sum(), (sizes * shares).sum())
+    return float(shares.sum()), float(effective)
 
 
 def _sums_by(key, matrices) -> np.ndarray:
@@ -165,9 +171,11 @@ def alpha_two_way(
     n_annotators = int(annotator.max()) + 1
     _pairs, both = _dense(cell * n_annotators + annotator)
     # A unit belongs to one cell: leaving a cell out removes its units whole.
-    v_c, v_a, v_ca = (
+    (v_c, effective_c), (v_a, effective_a), (v_ca, _e) = (
         _jackknife_variance(
-            _left_out_alphas(members, kind, table, coincidences, values, level), len_clusters
+            _left_out_alphas(members, kind, table, coincidences, values, level),
+            len_clusters,
+            np.bincount(members, minlength=len_clusters),
         )
         for members, kind, table, len_clusters in (
             (cell_of_unit, kind_of_unit, kind_coincidences, n_cells),
@@ -179,7 +187,8 @@ def alpha_two_way(
     if not variance > 0:
         # As for means: the larger one-way variance when the difference is not positive.
         variance = np.fmax(v_c, v_a)
-    t = float(t_quantile(min(n_cells, n_annotators) - 1, confidence))
+    # As for means: the effective number of cells or annotators, the fewer, minus one.
+    t = float(t_quantile(min(effective_c, effective_a) - 1, confidence))
     half = t * float(np.sqrt(variance))
     if not np.isfinite(half):
         return AlphaEstimate(alpha, nan, nan, n_units)
@@ -237,5 +246,86 @@ def bradley_terry_two_way(
         confidence=confidence,
     )
     standard_error = stacked.standard_error * n
-    t = t_quantile(np.minimum(stacked.cells, stacked.annotators) - 1, confidence)
+    t = t_quantile(stacked.df, confidence)
     return SandwichStrengths(standard_error, theta - t * standard_error, theta + t * standard_error)
+
+
+def _icc_from_totals(units, n, squares_of_sums, total, squares):
+    """ICC(1,k) from totals over pairable units: how many, their ratings, the sum over
+    units of (sum of ratings)^2 / ratings, the sum of ratings and of their squares."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        between = (squares_of_sums - total**2 / n) / (units - 1)
+        within = (squares - squares_of_sums) / (n - units)
+        return np.where((units >= 2) & (n > units) & (between != 0), 1 - within / between, np.nan)
+
+
+def icc_two_way(unit, value, annotator, cell, *, confidence: float = 0.95) -> AlphaEstimate:
+    """ICC(1,k) (as `agreement.icc_1k`) with a two-way (cells, annotators)
+    cluster-robust t interval, the same construction as alpha's: each one-way variance a
+    delete-one-cluster jackknife, their sum minus the intersection's, t on the effective
+    number of cells or annotators (the fewer) minus one.
+
+    With annotators assigned to items at random, the one-way estimator targets the same
+    agreement of the mean of k ratings as the two-way random-effects ICC(A,k) (McGraw
+    and Wong 1996): annotators' leniency is part of the within-unit spread. What the
+    one-way F-based interval would get wrong is that units share annotators and cells;
+    the clustered jackknife does not assume they are independent. ICC depends on the
+    ratings only through five totals, so leaving a cluster out subtracts what its
+    ratings add to them (a unit left with one rating drops out)."""
+    value = np.asarray(value, dtype=float)
+    unit, annotator, cell = (np.asarray(a, dtype=np.int64) for a in (unit, annotator, cell))
+    nan = float("nan")
+    if len(unit) == 0:
+        return AlphaEstimate(nan, nan, nan, 0)
+    _u, unit = _dense(unit)
+    m = np.bincount(unit).astype(float)
+    s = np.bincount(unit, weights=value)
+    q = np.bincount(unit, weights=value**2)
+    pairable = m >= 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(pairable, s**2 / m, 0.0)
+    # What each unit adds to the five totals, and what it adds without one rating.
+    unit_totals = np.stack([pairable * 1.0, pairable * m, share, pairable * s, pairable * q])
+    totals = unit_totals.sum(axis=1)
+    icc = float(_icc_from_totals(*totals))
+    if not np.isfinite(icc):
+        return AlphaEstimate(icc, nan, nan, int(pairable.sum()))
+    rest_m, rest_s = m[unit] - 1, s[unit] - value
+    kept = rest_m >= 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest_share = np.where(kept, rest_s**2 / rest_m, 0.0)
+    rest_totals = np.stack(
+        [kept * 1.0, kept * rest_m, rest_share, kept * rest_s, kept * (q[unit] - value**2)]
+    )
+    taken = unit_totals[:, unit] - rest_totals  # per rating: what leaving it out removes
+
+    _c, cell = _dense(cell)
+    _a, annotator = _dense(annotator)
+    _b, both = _dense(cell * (int(annotator.max()) + 1) + annotator)
+    cell_of_unit = np.zeros(len(m), dtype=np.int64)
+    cell_of_unit[unit] = cell
+    terms = []
+    for members, removed in (
+        (cell_of_unit, unit_totals),  # a cell's units leave whole
+        (annotator, taken),
+        (both, taken),
+    ):
+        clusters = int(members.max()) + 1
+        left = totals[:, None] - np.stack(
+            [np.bincount(members, weights=row, minlength=clusters) for row in removed]
+        )
+        terms.append(
+            _jackknife_variance(
+                _icc_from_totals(*left), clusters, np.bincount(members, minlength=clusters)
+            )
+        )
+    (v_c, effective_c), (v_a, effective_a), (v_ca, _e) = terms
+    variance = v_c + v_a - v_ca
+    if not variance > 0:
+        variance = np.fmax(v_c, v_a)
+    half = float(t_quantile(min(effective_c, effective_a) - 1, confidence)) * float(
+        np.sqrt(variance)
+    )
+    if not np.isfinite(half):
+        return AlphaEstimate(icc, nan, nan, int(pairable.sum()))
+    return AlphaEstimate(icc, icc - half, min(icc + half, 1.0), int(pairable.sum()))

@@ -1,9 +1,18 @@
-"""Means with confidence intervals that respect how ratings were collected, preference
-rates with Wilson intervals, and Bradley-Terry strengths.
+"""Bradley-Terry strengths, Wilson intervals, and the cluster bootstraps the published
+intervals no longer use.
 
-Ratings are not independent: the same item (character x scenario cell) and the same
-annotator recur. The intervals therefore come from a two-way cluster bootstrap that
-resamples cells and annotators, not single ratings.
+What the results publish: Bradley-Terry log-strengths (`bradley_terry_estimates`) with
+two-way (cells, annotators) cluster-robust sandwich intervals from
+`clustered.bradley_terry_two_way`; its cell bootstrap only screens a strength for near
+separation (a source that won or lost everything in too many resamples gets no
+interval). Means, paired differences and proportions have closed-form two-way intervals
+in `intervals`.
+
+Kept for comparison and for the tests that show why they were replaced: the
+"pigeonhole" bootstrap of means that resamples cells and annotators independently
+(`cluster_bootstrap_means`: it counts rating-level noise about three times, intervals
+too wide), and the cell-only percentile bootstrap of strengths (`bradley_terry_bootstrap`:
+it leaves out which annotators took part, intervals too narrow).
 """
 
 import hashlib

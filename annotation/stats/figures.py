@@ -12,7 +12,7 @@ from .agreement import (
     within_one,
 )
 from .arrays import VALUES, cells_of, clean, index_of, subset
-from .clustered import alpha_two_way
+from .clustered import alpha_two_way, icc_two_way
 from .intervals import enough_information, two_way_cluster_means
 from .rules import Rules
 
@@ -65,6 +65,8 @@ def agreement(tables, unit_scope, metric_by_id, rules, annotators: int, units=No
             "ci_low": None,
             "ci_high": None,
             "icc_1k": clean(icc_1k(counts, VALUES, reduced=reduced)),
+            "icc_ci_low": None,
+            "icc_ci_high": None,
             "within_one": clean(within_one(counts, VALUES, reduced=reduced)),
             "n_items": n_items,
         }
@@ -91,6 +93,15 @@ def agreement(tables, unit_scope, metric_by_id, rules, annotators: int, units=No
                 )
                 row["ci_low"] = clean(estimate.ci_low)
                 row["ci_high"] = clean(estimate.ci_high)
+                icc = icc_two_way(
+                    unit,
+                    np.asarray(VALUES)[value_index],
+                    annotator,
+                    cell,
+                    confidence=rules.confidence,
+                )
+                row["icc_ci_low"] = clean(icc.ci_low)
+                row["icc_ci_high"] = clean(icc.ci_high)
         out[metric_by_id[metric_id].slug] = row
     return out
 

@@ -9,12 +9,15 @@ reproduce, and it does not count the residual variance twice as resampling cells
 annotators independently does (that "pigeonhole" bootstrap gives each rating a weight of
 variance about 3 instead of 1, intervals about 1.7x too wide when residual noise
 dominates, as it does for paired differences). Intervals use Student's t with
-min(cells, annotators) - 1 degrees of freedom, the usual small-cluster correction.
+the effective number of cells or annotators (the fewer) minus one degrees of freedom, and
+each one-way variance is CR2 (Bell and McCaffrey 2002) rather than scaled by G / (G - 1):
+when a few annotators do most of the work, both the variance and the degrees of freedom
+of the usual small-cluster correction are too optimistic (`effective_clusters`).
 
 Proportions get a Wilson interval on the effective sample size n / deff, where the
 design effect deff compares the cluster-robust variance of the proportion with the
-binomial one (Korn and Graubard 1998): Wilson's good behaviour near 0 and 1, widened
-for clustering.
+binomial one, and Student's t in place of z (Korn and Graubard 1998): Wilson's good
+behaviour near 0 and 1, widened for clustering and for few clusters.
 
 A minimum-information rule keeps intervals that would mean nothing off the page: below
 `min_judgments` judgments or `min_annotators` annotators an estimate has no interval.
@@ -43,20 +46,36 @@ def normal_quantile(confidence: float) -> float:
 
 
 def t_quantile(df, confidence: float = 0.95):
-    """Two-sided Student t quantile (Cornish-Fisher expansion in 1/df; within 0.005 of
-    the exact value from 3 degrees of freedom on, exact values below). Vectorised."""
+    """Two-sided Student t quantile for any real df >= 1 (Hill 1970, Algorithm 396):
+    within 1e-4 of the exact value from 2 degrees of freedom on, exact at 1 and 2, and
+    about 1 % too large (conservative) between them. Effective degrees of freedom are
+    not whole numbers. Vectorised; NaN below 1."""
     df = np.asarray(df, dtype=float)
+    p = 1 - confidence  # two-tailed
     z = Z95 if confidence == 0.95 else normal_quantile(confidence)
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
-    if confidence == 0.95:
-        # The expansion is poor below 3 degrees of freedom; these are exact.
-        t = np.where(df == 1, 12.706204736, t)
-        t = np.where(df == 2, 4.302652730, t)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        n = np.where(df >= 1, df, 3.0)
+        a = 1 / (n - 0.5)
+        b = 48 / (a * a)
+        c = ((20700 * a / b - 98) * a - 16) * a + 96.36
+        d = ((94.5 / (b + c) - 3) / b + 1) * np.sqrt(a * np.pi / 2) * n
+        y = (d * p) ** (2 / n)
+        # Large df: a correction of the normal quantile.
+        x = -z
+        c_large = c + np.where(n < 5, 0.3 * (n - 4.5) * (x + 0.6), 0.0)
+        c_large = (((0.05 * d * x - 5) * x - 7) * x - 2) * x + b + c_large
+        y_large = (
+            ((((0.4 * x * x + 6.3) * x * x + 36) * x * x + 94.5) / c_large - x * x - 3) / b + 1
+        ) * x
+        y_large = a * y_large * y_large
+        y_large = np.where(y_large > 0.002, np.expm1(y_large), 0.5 * y_large**2 + y_large)
+        # Small df: an expansion of the tail.
+        y_small = (
+            (1 / (((n + 6) / (n * y) - 0.089 * d - 0.822) * (n + 2) * 3) + 0.5 / (n + 4)) * y - 1
+        ) * (n + 1) / (n + 2) + 1 / y
+        t = np.sqrt(n * np.where(y > 0.05 + a, y_large, y_small))
+        t = np.where(df == 2, np.sqrt(2 / (p * (2 - p)) - 2), t)
+        t = np.where(df == 1, 1 / np.tan(p * np.pi / 2), t)
     return np.where(df >= 1, t, np.nan)
 
 
@@ -69,6 +88,9 @@ class ClusteredMeans:
     cells: np.ndarray  # distinct cells per group
     annotators: np.ndarray  # distinct annotators per group
     standard_error: np.ndarray
+    df: np.ndarray  # degrees of freedom of the t quantile
+    effective_cells: np.ndarray  # `effective_clusters` of each one-way term
+    effective_annotators: np.ndarray
 
 
 # Up to this many (group, cluster) keys, sums per key are a dense bincount; beyond it,
@@ -87,43 +109,105 @@ def _compact(cluster) -> np.ndarray:
     return lookup[cluster]
 
 
-def _dense_squares(group, cluster, residuals, n_groups, n_clusters):
-    sums = np.bincount(
-        group * n_clusters + cluster, weights=residuals, minlength=n_groups * n_clusters
-    )
-    present = np.bincount(group * n_clusters + cluster, minlength=n_groups * n_clusters) > 0
-    return (
-        (sums**2).reshape(n_groups, n_clusters).sum(axis=1),
-        present.reshape(n_groups, n_clusters).sum(axis=1),
-    )
+def _dense_keys(group, cluster, residuals, n_groups, n_clusters):
+    key = group * n_clusters + cluster
+    sums = np.bincount(key, weights=residuals, minlength=n_groups * n_clusters)
+    sizes = np.bincount(key, minlength=n_groups * n_clusters)
+    present = np.flatnonzero(sizes)
+    return present // n_clusters, sums[present], sizes[present]
 
 
-def _cluster_squares(group, cluster, residuals, n_groups):
-    """Per group: the sum over clusters of (sum of residuals in the cluster)^2, and how
-    many clusters the group has."""
+def _cluster_sums(group, cluster, residuals, n_groups):
+    """Per (group, cluster) that occurs: its group, the sum of its residuals, and how
+    many observations it holds."""
     cluster = _compact(cluster)
     n_clusters = int(cluster.max()) + 1 if len(cluster) else 1
     per_slice = DENSE_KEYS // n_clusters
     if n_groups * n_clusters <= DENSE_KEYS:
-        return _dense_squares(group, cluster, residuals, n_groups, n_clusters)
+        return _dense_keys(group, cluster, residuals, n_groups, n_clusters)
     if per_slice >= 1 and n_groups <= per_slice * DENSE_SLICES:
-        squares = np.zeros(n_groups)
-        clusters = np.zeros(n_groups, dtype=np.int64)
+        parts = []
         for start in range(0, n_groups, per_slice):
             stop = min(start + per_slice, n_groups)
             rows = (group >= start) & (group < stop)
-            squares[start:stop], clusters[start:stop] = _dense_squares(
+            owner, sums, sizes = _dense_keys(
                 group[rows] - start, cluster[rows], residuals[rows], stop - start, n_clusters
             )
-        return squares, clusters
+            parts.append((owner + start, sums, sizes))
+        return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
     key = group * n_clusters + cluster
     unique, inverse = np.unique(key, return_inverse=True)
-    sums = np.bincount(inverse.ravel(), weights=residuals)
-    owner = unique // n_clusters
+    inverse = inverse.ravel()
     return (
-        np.bincount(owner, weights=sums**2, minlength=n_groups),
-        np.bincount(owner, minlength=n_groups),
+        unique // n_clusters,
+        np.bincount(inverse, weights=residuals),
+        np.bincount(inverse),
     )
+
+
+@dataclass
+class ClusterTerm:
+    """One one-way clustered variance per group, and what its degrees of freedom need."""
+
+    variance_sum: np.ndarray  # sum over clusters of CR2-adjusted squared score sums
+    clusters: np.ndarray  # how many clusters the group has
+    effective: np.ndarray  # their effective number (`effective_clusters`)
+
+
+def _cluster_term(group, cluster, residuals, n_groups, n, *, effective=True) -> ClusterTerm:
+    """CR2 (Bell and McCaffrey 2002) for a mean: with an intercept alone, the hat matrix
+    block of a cluster of n_g of n observations has one non-zero eigenvalue n_g / n, on
+    the direction of the cluster's sum, so (I - H_gg)^(-1/2) scales the sum's square by
+    1 / (1 - n_g / n). It corrects the downward bias of large clusters (an annotator
+    who did 40 % of the work pulls the mean towards herself: her residuals are too
+    small), where the usual G / (G - 1) corrects nothing of the sort. Without
+    `effective` (the intersection term, whose count no t quantile uses) the effective
+    number is left NaN."""
+    owner, sums, sizes = _cluster_sums(group, cluster, residuals, n_groups)
+    total = n[owner].astype(float)
+    sizes = sizes.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        adjusted = np.nan_to_num(np.where(sizes < total, sums**2 / (1 - sizes / total), np.nan))
+    clusters = np.bincount(owner, minlength=n_groups)
+    variance_sum = np.bincount(owner, weights=adjusted, minlength=n_groups)
+    count = np.full(n_groups, np.nan)
+    if effective:
+        m1, m2, m3, m4 = (
+            np.bincount(owner, weights=sizes**k, minlength=n_groups) for k in (1, 2, 3, 4)
+        )
+        share = np.bincount(owner, weights=sizes * adjusted, minlength=n_groups)
+        count = effective_clusters(m1, m2, m3, m4, variance_sum, share)
+    return ClusterTerm(np.where(clusters > 1, variance_sum, np.nan), clusters, count)
+
+
+def effective_clusters(m1, m2, m3, m4, s1, s2):
+    """The effective number of clusters of a clustered variance, per group: how many
+    equal clusters would give its estimate the same precision (a Satterthwaite count,
+    as in Carter, Schnepel and Steigerwald 2017). `m1`..`m4` are the sums over clusters
+    of size^1..size^4; `s1` and `s2` the sums of each cluster's contribution to the
+    variance, plain and times its size.
+
+    A cluster's contribution has expectation lambda_g = a n_g + b n_g^2: a share of
+    observation-level noise plus a share of what the cluster's members have in common
+    (an annotator's leniency); a and b >= 0 are fitted to the contributions by moments.
+    The estimate's variance is then a sum of scaled chi-squares with weights lambda_g,
+    whose effective number is (sum lambda)^2 / sum lambda^2: G for equal clusters,
+    (sum n)^2 / sum n^2 (Kish) when members share nothing, fewer still when they share a
+    lot and a few clusters hold most of the observations."""
+    m1, m2, m3, m4, s1, s2 = (np.asarray(x, dtype=float) for x in (m1, m2, m3, m4, s1, s2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        determinant = m1 * m3 - m2**2
+        a = (s1 * m3 - s2 * m2) / determinant
+        b = (m1 * s2 - m2 * s1) / determinant
+        # Equal sizes leave a and b unidentified, and every ratio gives G.
+        unidentified = ~(determinant > 1e-9 * m2**2) | ~np.isfinite(a) | ~np.isfinite(b)
+        a, b = np.where(unidentified, 1.0, a), np.where(unidentified, 0.0, b)
+        # A negative share is noise in the fit: that share is zero.
+        a, b = np.where(b < 0, 1.0, a), np.maximum(b, 0.0)
+        a = np.where(a < 0, 0.0, a)
+        a, b = np.where((a == 0) & (b == 0), 1.0, a), b
+        effective = (a * m1 + b * m2) ** 2 / (a * a * m2 + 2 * a * b * m3 + b * b * m4)
+    return np.where(m1 > 0, effective, 0.0)
 
 
 def two_way_cluster_means(
@@ -131,65 +215,83 @@ def two_way_cluster_means(
 ) -> ClusteredMeans:
     """Per group: mean, two-way (cell, annotator) cluster-robust t interval, and the
     counts the minimum-information rule needs. Inputs are parallel arrays; `group`,
-    `cell` and `annotator` are 0-based indices. Groups without observations get NaN."""
+    `cell` and `annotator` are 0-based indices. Groups without observations get NaN.
+
+    Each one-way variance is CR2 (`_cluster_term`); the t quantile has the effective
+    number of cells or of annotators, whichever is smaller, minus one degrees of
+    freedom: with even workloads that is min(cells, annotators) - 1, and when a few
+    annotators did most of the work, fewer (`effective_clusters`)."""
     values = np.asarray(values, dtype=float)
     group, cell, annotator = (np.asarray(a, dtype=np.int64) for a in (group, cell, annotator))
     n = np.bincount(group, minlength=n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.bincount(group, weights=values, minlength=n_groups) / n
+    zeros = np.zeros(n_groups, dtype=np.int64)
     if len(values) == 0:
         nan = np.full(n_groups, np.nan)
-        zeros = np.zeros(n_groups, dtype=np.int64)
-        return ClusteredMeans(mean, nan, nan.copy(), n, zeros, zeros.copy(), nan.copy())
+        return ClusteredMeans(mean, nan, nan, n, zeros, zeros, nan, nan, nan, nan)
     residuals = values - mean[group]
     n_annotators = int(annotator.max()) + 1
-    squares_c, cells = _cluster_squares(group, cell, residuals, n_groups)
-    squares_a, annotators = _cluster_squares(group, annotator, residuals, n_groups)
-    squares_ca, both = _cluster_squares(group, cell * n_annotators + annotator, residuals, n_groups)
-
-    def corrected(squares, clusters):
-        # G / (G - 1): the usual small-sample factor of cluster-robust variances.
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(clusters > 1, squares * clusters / (clusters - 1), np.nan)
-
-    v_c, v_a, v_ca = corrected(squares_c, cells), corrected(squares_a, annotators), None
-    v_ca = corrected(squares_ca, both)
+    by_cell = _cluster_term(group, cell, residuals, n_groups, n)
+    by_annotator = _cluster_term(group, annotator, residuals, n_groups, n)
+    by_both = _cluster_term(
+        group, cell * n_annotators + annotator, residuals, n_groups, n, effective=False
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
-        variance = (v_c + v_a - v_ca) / n.astype(float) ** 2
+        v_c, v_a = by_cell.variance_sum, by_annotator.variance_sum
+        variance = (v_c + v_a - by_both.variance_sum) / n.astype(float) ** 2
         # The difference can come out negative in small samples; then the larger one-way
         # variance is the conservative choice (Cameron, Gelbach and Miller, section 2.3).
         fallback = np.fmax(v_c, v_a) / n.astype(float) ** 2
         variance = np.where(variance > 0, variance, fallback)
     standard_error = np.sqrt(variance)
-    t = t_quantile(np.minimum(cells, annotators) - 1, confidence)
+    df = np.minimum(by_cell.effective, by_annotator.effective) - 1
+    t = t_quantile(df, confidence)
     return ClusteredMeans(
         mean,
         mean - t * standard_error,
         mean + t * standard_error,
         n,
-        cells,
-        annotators,
+        by_cell.clusters,
+        by_annotator.clusters,
         standard_error,
+        df,
+        by_cell.effective,
+        by_annotator.effective,
     )
 
 
 def wilson_effective(successes, n, deff=1.0, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval on the effective sample size n / deff (deff >= 1)."""
-    if n <= 0:
+    """Wilson score interval on the effective sample size n / deff (deff >= 1), with
+    quantile `z` (a t quantile for Korn and Graubard's correction)."""
+    if n <= 0 or not np.isfinite(z):
         return float("nan"), float("nan")
     p = successes / n
     n_eff = n / max(float(deff), 1.0)
     denominator = 1 + z * z / n_eff
     centre = (p + z * z / (2 * n_eff)) / denominator
     half = z * np.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff * n_eff)) / denominator
-    return float(centre - half), float(centre + half)
+    return float(max(centre - half, 0.0)), float(min(centre + half, 1.0))
 
 
-def clustered_proportions(outcome, group, cell, annotator, n_groups: int):
+def clustered_proportions(
+    outcome, group, cell, annotator, n_groups: int, *, confidence: float = 0.95
+):
     """Per group: (successes, n, design effect, interval low, interval high) for a 0/1
-    `outcome`, the interval a Wilson interval on the clustering-adjusted sample size."""
+    `outcome`: a Wilson interval on the sample size divided by the design effect, with
+    Student's t on the means' degrees of freedom in place of z (Korn and Graubard 1998;
+    Wilson on n / deff with t is Wilson on their df-adjusted n* = n / deff (z / t)^2
+    with z). A group of one annotator (their own position bias) is about that
+    annotator: its degrees of freedom count cells alone.
+
+    At a proportion of 0 or 1 the data say nothing about how alike a cluster's outcomes
+    are, and a design effect of 1 would treat hundreds of judgments by a few annotators
+    as independent. There the effective sample size is the effective number of
+    clusters (cells or annotators, the fewer), as if each cluster's judgments were all
+    alike: the widest the clustering allows, and what the interval stays within."""
     outcome = np.asarray(outcome, dtype=float)
     means = two_way_cluster_means(outcome, group, cell, annotator, n_groups)
+    df = np.where(means.annotators > 1, means.df, means.effective_cells - 1)
     out = []
     for g in range(n_groups):
         n = int(means.n[g])
@@ -199,9 +301,12 @@ def clustered_proportions(outcome, group, cell, annotator, n_groups: int):
         clustered = means.standard_error[g] ** 2
         if n and binomial > 0 and np.isfinite(clustered):
             deff = max(1.0, clustered / binomial)
+        elif n and df[g] >= 1:
+            deff = max(1.0, n / (df[g] + 1))
         else:
             deff = 1.0
-        low, high = wilson_effective(successes, n, deff)
+        t = float(t_quantile(df[g], confidence)) if n else float("nan")
+        low, high = wilson_effective(successes, n, deff, t)
         out.append((round(successes), n, deff, low, high))
     return out
 

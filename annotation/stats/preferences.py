@@ -2,6 +2,8 @@
 reference, Bradley-Terry strengths, how often each source passed for human, and position
 bias, each proportion with a clustering-aware interval."""
 
+from typing import Any
+
 import numpy as np
 
 from .arrays import clean, distinct_per_group, index_of
@@ -26,7 +28,8 @@ def proportion(successes, n, deff, low, high, annotators, rules: Rules) -> dict:
 
 
 def preferences(rows, reference, sources, rules: Rules) -> dict:
-    """Win / tie / loss against the reference, Bradley-Terry strengths over all pairs,
+    """Win / tie / loss against the reference, Bradley-Terry strengths over all pairs
+    (unless every pair is with the reference: `bradley_terry_note` says why none),
     how often each source passed for human, and position bias."""
     annotator_names = sorted({row[8] or "" for row in rows})
     annotator_of = {name: i for i, name in enumerate(annotator_names)}
@@ -53,7 +56,7 @@ def preferences(rows, reference, sources, rules: Rules) -> dict:
             comparisons.append((preferred, loser, False, cell, annotator))
             positions.append((name or "", preferred == left, cell, annotator))
 
-    out: dict[str, dict] = {
+    out: dict[str, Any] = {
         "preferences": {},
         "bradley_terry": {},
         "human_guess": {},
@@ -63,7 +66,9 @@ def preferences(rows, reference, sources, rules: Rules) -> dict:
         table = np.array(outcomes, dtype=np.int64)
         ids, group = index_of(table[:, 0])
         _c, cell = index_of(table[:, 2] - table[:, 2].min())
-        won = clustered_proportions(table[:, 1] == 0, group, cell, table[:, 3], len(ids))
+        won = clustered_proportions(
+            table[:, 1] == 0, group, cell, table[:, 3], len(ids), confidence=rules.confidence
+        )
         annotators = distinct_per_group(group, table[:, 3], len(ids))
         for i, source_id in enumerate(ids.tolist()):
             mine = table[group == i, 1]
@@ -83,35 +88,26 @@ def preferences(rows, reference, sources, rules: Rules) -> dict:
                 "tie_rate": clean(ties / n),
                 "loss_rate": clean(losses / n),
             }
-    if comparisons:
-        ids, index = index_of(np.array([c[0] for c in comparisons] + [c[1] for c in comparisons]))
-        half = len(comparisons)
-        _cells_ids, cluster = index_of(np.array([c[3] for c in comparisons]))
-        strengths = bradley_terry_estimates(
-            index[:half],
-            index[half:],
-            [c[2] for c in comparisons],
-            cluster,
-            len(ids),
-            draws=rules.draws,
-            seed=rules.seed + 17,
-            confidence=rules.confidence,
-            annotator=[c[4] for c in comparisons],
-        )
-        for i, source_id in enumerate(ids.tolist()):
-            status = strengths.status[i]
-            out["bradley_terry"][sources[source_id].slug] = {
-                "log_strength": clean(strengths.log_strength[i]),
-                "ci_low": clean(strengths.ci_low[i]),
-                "ci_high": clean(strengths.ci_high[i]),
-                "estimable": status == "ok",
-                "status": status,
-            }
+    # Where every comparison is with the reference, the strengths are the win rates
+    # again on a log-odds scale (each source's only games are against the reference):
+    # they add nothing, and their intervals would count the same judgments twice.
+    restates = reference is not None and all(reference in c[:2] for c in comparisons)
+    out["bradley_terry_note"] = (
+        "restates_win_rates"
+        if comparisons and restates
+        else ""
+        if comparisons
+        else "no_comparisons"
+    )
+    if comparisons and not restates:
+        out["bradley_terry"] = strengths_of(comparisons, sources, rules)
     if guesses:
         table = np.array(guesses, dtype=np.int64)
         ids, group = index_of(table[:, 0])
         _c, cell = index_of(table[:, 2] - table[:, 2].min())
-        passed = clustered_proportions(table[:, 1], group, cell, table[:, 3], len(ids))
+        passed = clustered_proportions(
+            table[:, 1], group, cell, table[:, 3], len(ids), confidence=rules.confidence
+        )
         annotators = distinct_per_group(group, table[:, 3], len(ids))
         for i, source_id in enumerate(ids.tolist()):
             times, asked, deff, low, high = passed[i]
@@ -142,6 +138,7 @@ def preferences(rows, reference, sources, rules: Rules) -> dict:
             np.concatenate([position_cell, position_cell]),
             np.concatenate([position_annotator, position_annotator]),
             len(names),
+            confidence=rules.confidence,
         )
         annotators = distinct_per_group(
             group, np.concatenate([position_annotator, position_annotator]), len(names)
@@ -158,4 +155,54 @@ def preferences(rows, reference, sources, rules: Rules) -> dict:
                 **proportion(left, n, deff, low, high, enough_annotators, rules),
             }
             out["position_bias"][name]["annotators"] = int(annotators[i])
+    return out
+
+
+def strengths_of(comparisons, sources, rules: Rules) -> dict:
+    """Bradley-Terry log-strengths over all decided and tied pairs, each comparison
+    (winner, loser, tie, cell, annotator). A separated source is reported as such with
+    no number; a source whose comparisons fall short of the minimum information gets
+    its point and no interval, as means do."""
+    ids, index = index_of(np.array([c[0] for c in comparisons] + [c[1] for c in comparisons]))
+    half = len(comparisons)
+    _cells_ids, cluster = index_of(np.array([c[3] for c in comparisons]))
+    annotator = np.array([c[4] for c in comparisons], dtype=np.int64)
+    strengths = bradley_terry_estimates(
+        index[:half],
+        index[half:],
+        [c[2] for c in comparisons],
+        cluster,
+        len(ids),
+        draws=rules.draws,
+        seed=rules.seed + 17,
+        confidence=rules.confidence,
+        annotator=annotator,
+    )
+    # Each comparison counts for both of its sources.
+    played = np.concatenate([index[:half], index[half:]])
+    games = np.bincount(played, minlength=len(ids))
+    annotators = distinct_per_group(played, np.concatenate([annotator, annotator]), len(ids))
+    enough = np.asarray(
+        enough_information(
+            games,
+            annotators,
+            min_judgments=rules.min_judgments,
+            min_annotators=rules.min_annotators,
+        )
+    )
+    out = {}
+    for i, source_id in enumerate(ids.tolist()):
+        status = strengths.status[i]
+        shown = status != "separated"
+        interval = shown and bool(enough[i])
+        out[sources[source_id].slug] = {
+            "log_strength": clean(strengths.log_strength[i]) if shown else None,
+            "ci_low": clean(strengths.ci_low[i]) if interval else None,
+            "ci_high": clean(strengths.ci_high[i]) if interval else None,
+            "estimable": status == "ok",
+            "status": status,
+            "n": int(games[i]),
+            "annotators": int(annotators[i]),
+            "enough_data": bool(enough[i]),
+        }
     return out

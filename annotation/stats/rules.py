@@ -25,12 +25,37 @@ class Rules:
         }
 
 
+# The version of the methods text (`annotation.methods`) and of what it describes.
+# Changes whenever the wording or the statistics it states change, so that a pasted
+# paragraph can be traced to it (2: the bootstraps' limitation is stated; 3: alpha and
+# Bradley-Terry intervals are two-way clustered, the draws only screen for near
+# separation; 4: CR2 variances and t on the effective number of clusters, Korn-Graubard
+# t for proportions and the effective number of clusters at 0 and 1, an ICC interval,
+# Bradley-Terry under the minimum-information rule and left out where it restates win
+# rates, the multiplicity note). tests/test_methods_version.py ties it to the code.
+METHODS_VERSION = "chatanime-methods/4"
+
 # Named in the results document so that a reader knows what each interval is.
+_MEANS = (
+    "two-way cluster-robust t interval ({}, annotators): CR2 one-way variances, t on the "
+    "effective number of {} or annotators (the fewer) minus one"
+)
 METHODS = {
-    "leaderboard": "two-way cluster-robust t interval (cells, annotators)",
-    "paired_differences": "two-way cluster-robust t interval (cells, annotators)",
-    "diversity": "two-way cluster-robust t interval (sets, annotators)",
-    "agreement": "two-way cluster-robust t interval (cells, annotators), jackknife variances",
-    "bradley_terry": "two-way cluster-robust sandwich t interval (cells, annotators)",
-    "proportions": "Wilson interval on the design-effect-adjusted sample size",
+    "version": METHODS_VERSION,
+    "leaderboard": _MEANS.format("cells", "cells"),
+    "paired_differences": _MEANS.format("cells", "cells"),
+    "diversity": _MEANS.format("sets", "sets"),
+    "agreement": (
+        "alpha and ICC(1,k): two-way cluster-robust t interval (cells, annotators), "
+        "jackknife variances, t on the effective number of cells or annotators minus one"
+    ),
+    "bradley_terry": (
+        "two-way cluster-robust sandwich t interval (cells, annotators) under the "
+        "minimum-information rule; none where every comparison is with the reference"
+    ),
+    "proportions": (
+        "Wilson interval on the design-effect-adjusted sample size with Student's t "
+        "(Korn-Graubard); at 0 or 1 the effective number of clusters as sample size"
+    ),
+    "multiplicity": "none: each interval covers its own figure; Bonferroni over 9 metrics",
 }

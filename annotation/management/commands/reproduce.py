@@ -1,15 +1,17 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.reproduce import SnapshotError, reproduce
+from annotation.reproduce import TOLERANCE, SnapshotError, read_snapshot, reproduce, verify_files
 
-# Points must agree to rounding; bootstrap bounds within Monte Carlo error.
-POINT_TOLERANCE = 1e-6
+# How many differing figures are named per family; the rest are counted.
+SHOWN = 10
 
 
 class Command(BaseCommand):
     help = (
-        "Recompute every figure of a study's results from an export snapshot alone (no "
-        "database) and print the largest difference from the published figures per family."
+        "Check an export snapshot's files against the SHA-256 checksums of its manifest, "
+        "recompute every figure of the study's results from the snapshot alone (no "
+        "database), and fail, naming them, if any file or any published figure (point, "
+        "interval bound or status) differs beyond rounding."
     )
 
     def add_arguments(self, parser):
@@ -19,9 +21,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, snapshot: str, **options):
         try:
+            manifest, _results, _rows = read_snapshot(snapshot)
+            changed_files = verify_files(snapshot, manifest)
             _rebuilt, differences = reproduce(snapshot)
         except SnapshotError as error:
             raise CommandError(str(error)) from error
+        for problem in changed_files:
+            self.stdout.write(f"file changed since the export: {problem}")
         self.stdout.write(f"{'family':<26} {'figures':>8} {'points':>12} {'intervals':>12}")
         failed = []
         for family, difference in differences.items():
@@ -29,14 +35,20 @@ class Command(BaseCommand):
                 f"{family:<26} {difference.compared:>8} {difference.points:>12.2e} "
                 f"{difference.intervals:>12.2e}"
             )
-            if difference.missing:
-                shown = ", ".join(difference.missing[:5])
-                more = len(difference.missing) - 5
-                self.stdout.write(
-                    f"  only on one side: {shown}" + (f" (and {more} more)" if more > 0 else "")
-                )
-            if difference.points > POINT_TOLERANCE or difference.missing:
+            for label, paths in (
+                ("only on one side", difference.missing),
+                ("differs", difference.differing),
+            ):
+                for path in paths[:SHOWN]:
+                    self.stdout.write(f"  {label}: {family}/{path}")
+                if len(paths) > SHOWN:
+                    self.stdout.write(f"  {label}: and {len(paths) - SHOWN} more")
+            if not difference.reproduced:
                 failed.append(family)
-        if failed:
-            raise CommandError(f"not reproduced: {', '.join(failed)}")
-        self.stdout.write(f"every point figure reproduced within {POINT_TOLERANCE:g}")
+        if changed_files or failed:
+            named = [f"file {problem.split(':')[0]}" for problem in changed_files] + failed
+            raise CommandError(f"not reproduced: {', '.join(named)}")
+        self.stdout.write(
+            f"every file matches the manifest; every figure (points and interval bounds) "
+            f"reproduced within {TOLERANCE:.0e}"
+        )

@@ -16,14 +16,24 @@ class Command(BaseCommand):
         parser.add_argument("--study", required=True, help="study slug")
         parser.add_argument("--annotators", type=int, help="default: as many as the design needs")
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--workload-sd",
+            type=float,
+            default=0.0,
+            help="skewed workloads: sd of the annotators' lognormal weights (default 0: even)",
+        )
 
-    def handle(self, *args, study: str, annotators: int | None, seed: int, **options):
+    def handle(
+        self, *args, study: str, annotators: int | None, seed: int, workload_sd: float, **options
+    ):
         target = Study.objects.filter(slug=study).first()
         if target is None:
             raise CommandError(f"no study {study!r}")
         count = annotators or annotators_for(target)
         try:
-            made, truth = simulate_study(study=target, annotators=count, seed=seed)
+            made, truth = simulate_study(
+                study=target, annotators=count, seed=seed, workload_sd=workload_sd
+            )
         except services.AnnotationError as refusal:
             raise CommandError(refusal.message) from None
         slugs = dict(Source.objects.values_list("pk", "slug"))

@@ -1,0 +1,52 @@
+"""The methods text's version is tied to what it describes: a change to the wording, to
+the interval descriptions in the results document, or to the code that computes the
+intervals needs a decision about METHODS_VERSION (a pasted paragraph cites it)."""
+
+import hashlib
+import inspect
+import json
+import re
+from pathlib import Path
+
+from annotation import methods
+from annotation.stats import clustered, intervals, preferences, rules
+
+REPO = Path(__file__).resolve().parents[1]
+
+# The fingerprint of each version's wording and code, recorded when the version was set.
+RECORDED = {
+    "chatanime-methods/4": "a079ce162903aa97b53f339568f3e6e37594711e3fdbe28a962d81fdc68f6a21",
+}
+
+
+def fingerprint() -> str:
+    parts = [
+        json.dumps(rules.METHODS, sort_keys=True),
+        inspect.getsource(methods._EN),
+        inspect.getsource(methods._ZH),
+        inspect.getsource(intervals),
+        inspect.getsource(clustered),
+        inspect.getsource(preferences),
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def test_the_methods_version_matches_the_code_it_describes():
+    assert methods.METHODS_VERSION in RECORDED, "record the new version's fingerprint"
+    assert fingerprint() == RECORDED[methods.METHODS_VERSION], (
+        "The methods text or the statistics it describes changed: if what a paper would "
+        "cite changed, bump METHODS_VERSION (annotation/stats/rules.py) and record the new "
+        f"fingerprint {fingerprint()} for it; if not (a comment, formatting), record the "
+        "new fingerprint for the current version."
+    )
+
+
+def test_the_results_document_and_the_documentation_cite_the_current_version():
+    assert rules.METHODS["version"] == methods.METHODS_VERSION
+    documents = [REPO / "README.md", REPO / "bench" / "README.md", *(REPO / "docs").rglob("*.md")]
+    cited = {
+        version
+        for document in documents
+        for version in re.findall(r"chatanime-methods/\d+", document.read_text(encoding="utf-8"))
+    }
+    assert cited == {methods.METHODS_VERSION}
