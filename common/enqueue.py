@@ -4,7 +4,7 @@ Services call `on_commit` (or `send`, outside a transaction); tasks call service
 call services. Tasks are named by their Celery name ("annotation.tasks.export_job_run")
 rather than imported, so that services, which the tasks call, need not import the tasks
 back: the import graph goes views -> services -> enqueue, and tasks -> services, with no
-cycle held together by imports inside functions. `tests/test_enqueue.py` checks that
+cycle held together by imports inside functions. `tests/site/test_enqueue.py` checks that
 every name used exists.
 
 What happens when the broker cannot be reached: `send` logs "could not enqueue ..." and

@@ -32,7 +32,7 @@ class Rules:
 # separation; 4: CR2 variances and t on the effective number of clusters, Korn-Graubard
 # t for proportions and the effective number of clusters at 0 and 1, an ICC interval,
 # Bradley-Terry under the minimum-information rule and left out where it restates win
-# rates, the multiplicity note). tests/test_methods_version.py ties it to the code.
+# rates, the multiplicity note). tests/annotation/test_methods_version.py ties it to the code.
 METHODS_VERSION = "chatanime-methods/4"
 
 # Named in the results document so that a reader knows what each interval is.

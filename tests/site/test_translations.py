@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-LOCALE = Path(__file__).resolve().parents[1] / "locale" / "zh_Hans" / "LC_MESSAGES"
+LOCALE = Path(__file__).resolve().parents[2] / "locale" / "zh_Hans" / "LC_MESSAGES"
 
 
 def entries(po_text):

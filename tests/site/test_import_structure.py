@@ -7,7 +7,7 @@ from pathlib import Path
 
 import grimp
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("annotation", "dialogues", "collection", "writing", "common")
 
 

@@ -7,7 +7,7 @@ import pytest
 from annotation import demo
 from annotation.models import Judgment
 from tests.builders import approved_annotator, lease_pair
-from tests.test_browser_rating_page import (
+from tests.annotation.test_browser_rating_page import (
     DESKTOP,
     PHONE,
     open_as,

@@ -64,7 +64,7 @@ def test_who_has_reached_their_cap_is_counted_at_most_once_a_minute_per_process(
     judgments_given(alice, study, 1)
 
     # Only the look-ahead's estimate waits for the minute: the cap itself is checked
-    # when each lease is taken (tests/test_pairing_policy.py).
+    # when each lease is taken (tests/annotation/test_pairing_policy.py).
     assert staffing.at_their_cap(study) == frozenset()
     a_minute_later(monkeypatch)
     assert staffing.at_their_cap(study) == {alice.pk}

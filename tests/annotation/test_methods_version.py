@@ -11,7 +11,7 @@ from pathlib import Path
 from annotation import methods
 from annotation.stats import clustered, intervals, preferences, rules
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # The fingerprint of each version's wording and code, recorded when the version was set.
 RECORDED = {
