@@ -6,7 +6,6 @@ import pytest
 
 from annotation import demo
 from annotation.models import Judgment
-from tests.builders import approved_annotator, lease_pair
 from tests.annotation.test_browser_rating_page import (
     DESKTOP,
     PHONE,
@@ -16,6 +15,7 @@ from tests.annotation.test_browser_rating_page import (
     ready_form,
     wait_for_other_item,
 )
+from tests.builders import approved_annotator, lease_pair
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

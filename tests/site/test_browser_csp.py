@@ -163,6 +163,11 @@ def test_the_api_documentation_satisfies_the_policy(live_server, new_page, site)
     assert page.evaluate("window.__cspViolations") == []
 
 
+def test_the_browsable_api_satisfies_the_policy(live_server, new_page, site):
+    paths = ["/api/v1/", "/api/v1/sources/", f"/api/v1/studies/{site['study'].slug}/"]
+    assert visit_all(new_page, live_server, site["admin"], paths) == []
+
+
 def test_staff_pages_satisfy_the_policy(live_server, new_page, site):
     """The study manager's pages, the dashboard's throughput chart included."""
     slug = site["study"].slug
