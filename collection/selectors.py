@@ -16,10 +16,6 @@ from .models import (
 )
 
 
-def scenario_numbers_held() -> list[int]:
-    return list(Scenario.objects.order_by("number").values_list("number", flat=True))
-
-
 def run_cells(run: CollectionRun) -> list[tuple[Character, Scenario]]:
     characters = list(run.characters.order_by("id"))
     scenarios = list(Scenario.objects.filter(number__in=run.scenario_numbers).order_by("number"))

@@ -16,6 +16,7 @@ from common.roles import admin_required
 from common.text import plain_text
 from common.typing import AuthenticatedRequest
 from dialogues.models import Character
+from dialogues.selectors import scenario_numbers_held
 
 from . import selectors, services
 from .forms import AnswerReviewForm, RunControlForm, RunStartForm
@@ -31,7 +32,7 @@ def _form_context(posted: QueryDict | None = None, error: str | None = None) -> 
         # By default every scenario the database holds: the demo data has 8 of the 60.
         "form": posted
         or {
-            "scenarios": services.numbers_as_ranges(selectors.scenario_numbers_held()),
+            "scenarios": services.numbers_as_ranges(scenario_numbers_held()),
             "rounds": "1,2",
         },
         "form_error": error,

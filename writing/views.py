@@ -14,12 +14,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRefresh
 
 from collection.models import ModelEndpoint
+from collection.services import numbers_as_ranges
 from common.forms import REFUSED, attempt, submit
 from common.parsing import whole_number
 from common.redirects import safe_next
 from common.roles import study_manager_required
 from common.typing import AuthenticatedRequest
 from dialogues.models import Character
+from dialogues.selectors import scenario_numbers_held
 
 from . import selectors, services
 from .forms import (
@@ -224,6 +226,8 @@ def _staff_runs_page(
             "modes": FollowupMode.choices,
             "error": error,
             "posted": posted or {},
+            # By default every scenario the database holds, as on the collection page.
+            "held_scenarios": numbers_as_ranges(scenario_numbers_held()),
             "chosen_characters": set(
                 map(whole_number, posted.getlist("character") if posted else [])
             ),

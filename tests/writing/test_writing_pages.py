@@ -102,3 +102,13 @@ def test_staff_read_a_dialogues_flags_as_words(client, run, luffy, settings):
         assert "something_new" in page  # an unknown flag still shows
         assert "paste:r1" not in page and "near_duplicate:" not in page
     assert "第 1 轮有粘贴的文字" in chinese
+
+
+def test_the_new_run_form_offers_the_scenarios_the_database_holds(client, demo_dataset):
+    from tests.builders import study_manager_named
+
+    client.force_login(study_manager_named("manager@example.com"))
+
+    page = client.get(reverse("write-staff")).content.decode()
+
+    assert 'name="scenarios" required value="1-2,16-17,31-32,46-47"' in page
