@@ -1,6 +1,6 @@
 from django import template
 from django.template.loader import render_to_string
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 
 register = template.Library()
 
@@ -9,6 +9,48 @@ register = template.Library()
 def lookup(mapping, key):
     """`posted|lookup:name`: a form value by a computed field name."""
     return mapping.get(key, "") if hasattr(mapping, "get") else ""
+
+
+# The fields staff decisions change, as the audit trail names them (keys of an event's
+# before and after); a key without a name here shows as it is stored.
+CHANGE_LABELS = {
+    "annotator": gettext_lazy("annotator"),
+    "answer_r1": gettext_lazy("round-1 answer"),
+    "answer_r2": gettext_lazy("round-2 answer"),
+    "cap": gettext_lazy("cap"),
+    "characters": gettext_lazy("characters"),
+    "compared_sources": gettext_lazy("compared sources"),
+    "continued": gettext_lazy("continued"),
+    "design": gettext_lazy("design"),
+    "endpoint": gettext_lazy("endpoint"),
+    "excluded": gettext_lazy("excluded"),
+    "gold_expectations": gettext_lazy("gold expectations"),
+    "is_gold": gettext_lazy("gold item"),
+    "items": gettext_lazy("items"),
+    "items_generated": gettext_lazy("items generated"),
+    "name": gettext_lazy("name"),
+    "note": gettext_lazy("note"),
+    "overlap": gettext_lazy("overlap"),
+    "paused_reason": gettext_lazy("reason for pausing"),
+    "profile_status": gettext_lazy("annotator status"),
+    "question_r2": gettext_lazy("follow-up question"),
+    "reference_source": gettext_lazy("reference source"),
+    "resolved": gettext_lazy("resolved"),
+    "review_note": gettext_lazy("review note"),
+    "rounds": gettext_lazy("rounds"),
+    "scenarios": gettext_lazy("scenarios"),
+    "simulator": gettext_lazy("user simulator"),
+    "source": gettext_lazy("source"),
+    "state": gettext_lazy("state"),
+    "status": gettext_lazy("status"),
+    "text": gettext_lazy("text"),
+}
+
+
+@register.filter
+def change_label(key: str) -> str:
+    """`key|change_label`: a field of an audit event's before or after, by name."""
+    return str(CHANGE_LABELS.get(key, key))
 
 
 @register.filter

@@ -137,3 +137,34 @@ def test_an_unknown_action_in_the_filter_is_refused_and_lists_nothing_strange(cl
 
     assert response.status_code in (200, 400)
     assert "<script>" not in response.content.decode()
+
+
+def test_what_changed_is_named_in_words_in_english_and_chinese(client, manager, reviewed, settings):
+    _, task = reviewed
+    services.task_return(task=task, reviewer=manager, note="再热情一点")
+    client.force_login(manager)
+
+    english = client.get("/staff/audit/").content.decode()
+    settings.LANGUAGE_CODE = "zh-hans"
+    chinese = client.get("/staff/audit/").content.decode()
+
+    assert "<code>state</code>" in english and "<code>review note</code>" in english
+    assert "<code>状态</code>" in chinese and "<code>审核备注</code>" in chinese
+    assert "<code>review_note</code>" not in english + chinese
+
+
+def test_every_field_the_services_record_has_a_name():
+    """A field recorded by an audited service and shown raw would read as a code."""
+    from pathlib import Path
+
+    from annotation.templatetags.annotation_extras import CHANGE_LABELS
+
+    root = Path(__file__).resolve().parents[2]
+    recorded = set()
+    for app in ("annotation", "collection", "writing"):
+        for path in (root / app / "services").rglob("*.py"):
+            for call in re.findall(r"audit\.record\((.*?)\n    \)", path.read_text(), re.S):
+                for side in re.findall(r"(?:before|after)=\{(.*?)\}", call, re.S):
+                    recorded.update(re.findall(r'"([a-z_0-9]+)":', side))
+    assert recorded, "the audited services were not found"
+    assert sorted(recorded - set(CHANGE_LABELS)) == []
