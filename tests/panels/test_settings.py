@@ -80,7 +80,10 @@ def test_every_setting_the_audit_records_has_a_name_in_the_trail():
         ({"id_parameter": "uid"}, "id_parameter"),
         ({"completion_url_template": "https://panel.example/back"}, "completion_url_template"),
         ({"completion_url_template": "ftp://panel.example/{code}"}, "completion_url_template"),
-        ({"completion_url_template": "https://p.example/{code}/{email}"}, "completion_url_template"),
+        (
+            {"completion_url_template": "https://p.example/{code}/{email}"},
+            "completion_url_template",
+        ),
         ({"completion_url_template": "https://p.example/{code!r}"}, "completion_url_template"),
         ({"completion_url_template": "https://p.example/{code"}, "completion_url_template"),
         ({"completion_url_template": "https://p.example/ {code}"}, "completion_url_template"),
