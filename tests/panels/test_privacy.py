@@ -92,3 +92,35 @@ def test_the_id_is_found_again_by_its_keyed_hash_not_stored_plainly_for_matching
 
     assert participant.pid_hash == services.pid_hash(PROLIFIC_PID)
     assert len(participant.pid_hash) == 64 and PROLIFIC_PID not in participant.pid_hash
+
+
+def test_an_admin_sets_a_studys_panel_through_the_audited_service(client, study):
+    from annotation.models import AuditAction, AuditEvent
+    from panels.models import PanelStudy
+
+    payer = get_user_model().objects.create_superuser("payer", "payer@example.com")
+    client.force_login(payer)
+    form = {
+        "study": study.pk,
+        "provider": "prolific",
+        "id_parameter": "PROLIFIC_PID",
+        "completion_url_template": "https://app.prolific.com/submissions/complete?cc={code}",
+        "completion_code": "C1A2B3",
+        "screen_out_code": "SCREENED",
+        "failed_checks_code": "",
+        "items_per_participant": 10,
+        "minutes": 60,
+        "places": 0,
+    }
+
+    refused = client.post(
+        reverse("admin:panels_panelstudy_add"), {**form, "completion_code": "two words"}
+    )
+    added = client.post(reverse("admin:panels_panelstudy_add"), form)
+
+    assert refused.status_code == 200 and "letters, digits" in refused.content.decode()
+    assert added.status_code == 302
+    panel = PanelStudy.objects.get(study=study)
+    assert panel.completion_code == "C1A2B3" and panel.is_open is False
+    event = AuditEvent.objects.get(action=AuditAction.PANEL_SETTINGS)
+    assert event.actor == payer and event.after["completion_code"] == "C1A2B3"
