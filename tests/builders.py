@@ -19,6 +19,7 @@ from annotation.models import (
 from annotation.models.studies import PairingDesign
 from common.roles import RESEARCHERS_GROUP, STUDY_MANAGERS_GROUP
 from dialogues.models import Answer, Character, Scenario, Source, SourceKind, persona_group_for
+from panels import services as panel_services
 from writing import services as writing_services
 
 
@@ -216,3 +217,27 @@ def make_run(characters, scenarios, **options):
         scenarios=scenarios,
         **options,
     )
+
+
+# Participant panels ----------------------------------------------------------------------
+
+PROLIFIC_PID = "5f1e2d3c4b5a69788796a5b4"
+
+
+def make_panel_study(study, **settings):
+    """`study` opened to Prolific (open, 10 items each, no limit on places) by a command
+    run without a user, as staff would open it; `settings` change any of that."""
+    wanted = {
+        "provider": "prolific",
+        "completion_code": "C1A2B3",
+        "screen_out_code": "SCREENED",
+        "items_per_participant": 10,
+        "is_open": True,
+        **settings,
+    }
+    return panel_services.panel_configure(study=study, actor=None, **wanted)
+
+
+def panel_participant(panel_study, pid=PROLIFIC_PID):
+    """The participant the panel sends with `pid`, as the join link makes them."""
+    return panel_services.participant_join(panel_study=panel_study, pid=pid)

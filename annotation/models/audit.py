@@ -36,6 +36,8 @@ class AuditAction(models.TextChoices):
     COLLECTION_ACCEPT = "collection.accept", _("Model answer accepted")
     COLLECTION_EDIT = "collection.edit", _("Model answer edited")
     COLLECTION_REGENERATE = "collection.regenerate", _("Model answer discarded and asked again")
+    # The panels app's staff action, named here for the same reason.
+    PANEL_SETTINGS = "panel.settings", _("Panel settings changed")
 
 
 class AuditEvent(models.Model):

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "annotation",
     "collection",
     "writing",
+    "panels",
 ]
 
 MIDDLEWARE = [

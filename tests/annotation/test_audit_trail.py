@@ -161,7 +161,7 @@ def test_every_field_the_services_record_has_a_name():
 
     root = Path(__file__).resolve().parents[2]
     recorded = set()
-    for app in ("annotation", "collection", "writing"):
+    for app in ("annotation", "collection", "writing", "panels"):
         for path in (root / app / "services").rglob("*.py"):
             for call in re.findall(r"audit\.record\((.*?)\n    \)", path.read_text(), re.S):
                 for side in re.findall(r"(?:before|after)=\{(.*?)\}", call, re.S):

@@ -8,7 +8,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("annotation", "dialogues", "collection", "writing", "common")
+PACKAGES = ("annotation", "dialogues", "collection", "writing", "panels", "common")
 
 
 def cycles(imports: dict[str, set[str]]) -> list[list[str]]:
@@ -79,6 +79,7 @@ TEMPLATE_LIBRARIES_OF = {
     "staff": {"annotation_extras"},
     "collection": set(),
     "writing": {"writing_staff"},
+    "panels": set(),
 }
 
 

@@ -55,6 +55,9 @@ ROLE_OF = {
     "write-followup-retry": SIGNED_IN,
     "write-user": SIGNED_IN,
     "write-user-submit": SIGNED_IN,
+    # Panel participants: the panel's link is the door; the start page is their own.
+    "panel-join": PUBLIC,
+    "panel-start": SIGNED_IN,
     # Researchers: results, exports, the API.
     "results": RESEARCHER,
     "results-study": RESEARCHER,

@@ -23,6 +23,7 @@ ACTION_GROUPS = {
     "judgment": gettext_lazy("Judgments and flags"),
     "flag": gettext_lazy("Judgments and flags"),
     "study": gettext_lazy("Studies"),
+    "panel": gettext_lazy("Studies"),
     "writer": gettext_lazy("Fan writing"),
     "writing": gettext_lazy("Fan writing"),
     "collection": gettext_lazy("Answer collection"),

@@ -1,0 +1,109 @@
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.urls import reverse
+
+from annotation.models import Study
+from common.parsing import whole_number
+from panels import services
+from panels.models import Provider
+
+# Each setting by the option that sets it, so that a refusal names what to retype.
+OPTION_OF = {
+    "provider": "--provider",
+    "id_parameter": "--id-parameter",
+    "completion_url_template": "--completion-url",
+    "completion_code": "--completion-code",
+    "screen_out_code": "--screen-out-code",
+    "failed_checks_code": "--failed-checks-code",
+    "items_per_participant": "--items",
+    "minutes": "--minutes",
+    "places": "--places",
+    "quiz": "--quiz",
+    "is_open": "--open",
+}
+NUMBERS = {"items": "items_per_participant", "minutes": "minutes", "places": "places"}
+TEXTS = {
+    "provider": "provider",
+    "id_parameter": "id_parameter",
+    "completion_url": "completion_url_template",
+    "completion_code": "completion_code",
+    "screen_out_code": "screen_out_code",
+    "failed_checks_code": "failed_checks_code",
+}
+
+
+def join_link(panel) -> str:
+    """The link staff paste into the panel, with the panel's own placeholders."""
+    base = settings.SITE_URL.rstrip("/") + reverse("panel-join", args=[panel.study.slug])
+    if panel.provider == Provider.PROLIFIC:
+        # Prolific fills in {{%NAME%}}; the braces must reach it as they are.
+        names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+        return base + "?" + "&".join(f"{name}={{{{%{name}%}}}}" for name in names)
+    return base + "?" + urlencode({panel.id_parameter: ""})
+
+
+class Command(BaseCommand):
+    help = (
+        "Open a study to a participant panel, or change its panel settings (only the "
+        "options given change). Prints the join link to paste into the panel."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("study", help="the study's slug")
+        parser.add_argument("--provider", choices=Provider.values)
+        parser.add_argument(
+            "--id-parameter", help="generic panels: the link's parameter carrying the id"
+        )
+        parser.add_argument(
+            "--completion-url",
+            help="generic panels: where participants go back, with {code} (and {pid})",
+        )
+        parser.add_argument("--completion-code", help="the code of a completed batch")
+        parser.add_argument("--screen-out-code", help="the code of a screened-out participant")
+        parser.add_argument("--failed-checks-code", help="the code of failed attention checks")
+        parser.add_argument("--items", help="items per participant")
+        parser.add_argument("--minutes", help="time limit per participant (default 60)")
+        parser.add_argument("--places", help="most participants at once; 0 for no limit")
+        quiz = parser.add_mutually_exclusive_group()
+        quiz.add_argument("--quiz", dest="quiz", action="store_true", default=None)
+        quiz.add_argument(
+            "--no-quiz",
+            dest="quiz",
+            action="store_false",
+            help="participants only choose their characters (the default)",
+        )
+        state = parser.add_mutually_exclusive_group()
+        state.add_argument("--open", dest="is_open", action="store_true", default=None)
+        state.add_argument(
+            "--pause", dest="is_open", action="store_false", help="take no new participants"
+        )
+
+    def handle(self, *args, study: str, **options):
+        target = Study.objects.filter(slug=study).first()
+        if target is None:
+            raise CommandError(f"no study {study!r}")
+        changes = {}
+        for option, setting in TEXTS.items():
+            if options[option] is not None:
+                changes[setting] = options[option].strip()
+        for option, setting in NUMBERS.items():
+            if options[option] is not None:
+                number = whole_number(options[option].strip())
+                if number is None:
+                    raise CommandError(f"--{option}: a whole number is needed")
+                changes[setting] = number
+        for setting in ("quiz", "is_open"):
+            if options[setting] is not None:
+                changes[setting] = options[setting]
+        try:
+            panel = services.panel_configure(study=target, actor=None, **changes)
+        except services.PanelError as refusal:
+            option = OPTION_OF.get(refusal.code, refusal.code)
+            raise CommandError(f"{option}: {refusal.message}") from None
+        state = "open" if panel.is_open else "paused"
+        self.stdout.write(f"{target.slug}: {panel.provider}, {state}")
+        self.stdout.write(f"Join link: {join_link(panel)}")
+        if panel.provider == Provider.GENERIC:
+            self.stdout.write("Append the panel's placeholder for the participant id.")

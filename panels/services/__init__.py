@@ -1,0 +1,20 @@
+"""Writes of the panels app: a study's panel settings and the participants who arrive by
+its link. Keyword-only, one transaction each; a refusal raises `PanelError` and changes
+nothing.
+
+Callers import from here (`from panels import services`)."""
+
+from .configuration import SETTINGS, completion_template_check, panel_configure, settings_check
+from .errors import PanelError
+from .participants import completion_link, participant_join, pid_hash
+
+__all__ = [
+    "SETTINGS",
+    "PanelError",
+    "completion_link",
+    "completion_template_check",
+    "panel_configure",
+    "participant_join",
+    "pid_hash",
+    "settings_check",
+]

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("<slug:slug>/", views.join, name="panel-join"),
+    path("<slug:slug>/start/", views.start, name="panel-start"),
+]
