@@ -23,17 +23,19 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from .kept import Kept
+
 logger = logging.getLogger(__name__)
 
-# The debounced tasks known to be queued, and until when (monotonic seconds) a new request
-# for the same task is known to be absorbed by it: until half its delay has passed, so
+# The debounced tasks known to be queued, each kept as long as a new request for the same
+# task is known to be absorbed by it: until half its delay has passed, so
 # that it still starts after anything committed before the request, even on a worker
 # whose clock runs a little ahead. Asking the cache within that time would only confirm
 # it: a results refresh is asked for on every judgment, and this saves that judgment two
 # round trips to Redis (`services.refreshes`). Known from queueing the task here, or from
 # its mark in the cache, which says when it was queued (`queued_elsewhere`): the
 # processes of a server that did not queue it then stop asking too.
-_known_queued: dict[str, float] = {}
+_known_queued: Kept[bool] = Kept(0, most=10_000)
 
 
 def debounce_key(task_name: str, *args) -> str:
@@ -44,7 +46,7 @@ def debounce_key(task_name: str, *args) -> str:
 
 def queued_here(task_name: str, *args) -> bool:
     """True while a debounced task known to be queued will see what is committed now."""
-    return time.monotonic() < _known_queued.get(debounce_key(task_name, *args), 0.0)
+    return _known_queued.get(debounce_key(task_name, *args)) is not None
 
 
 def queued_elsewhere(task_name: str, *args, mark) -> bool:
@@ -57,13 +59,13 @@ def queued_elsewhere(task_name: str, *args, mark) -> bool:
     left = queued_at + delay / 2 - time.time()
     if left <= 0:
         return False
-    _known_queued[debounce_key(task_name, *args)] = time.monotonic() + left
+    _known_queued.keep(debounce_key(task_name, *args), True, seconds=left)
     return True
 
 
 def queued_here_forget() -> None:
     """Forget the tasks known to be queued (tests that empty the cache)."""
-    _known_queued.clear()
+    _known_queued.forget()
 
 
 def _mark(debounce_seconds: float) -> tuple[float, float]:
@@ -105,7 +107,7 @@ def send(task_name: str, *args, debounce_seconds: float = 0, queue: str | None =
         logger.warning("could not enqueue %s%r", task_name, args, exc_info=True)
         return False
     if debounce_seconds:
-        _known_queued[debounce_key(task_name, *args)] = time.monotonic() + debounce_seconds / 2
+        _known_queued.keep(debounce_key(task_name, *args), True, seconds=debounce_seconds / 2)
     return True
 
 

@@ -22,7 +22,13 @@ from .chatanime_format import (
 )
 from .models import Answer, Character, Scenario, Source, persona_group_for
 from .planner import planner_statistics_refresh
-from .services import SourceKindConflict, kind_label, source_display_name, source_get_or_create
+from .services import (
+    SourceKindConflict,
+    answers_put_many,
+    kind_label,
+    source_display_name,
+    source_get_or_create,
+)
 
 __all__ = [
     "ImportFailed",
@@ -35,8 +41,6 @@ __all__ = [
     "split_character_key",
     "unstorable",
 ]
-
-BATCH_SIZE = 2000
 
 
 class ImportFailed(Exception):
@@ -189,46 +193,7 @@ def _upsert_answers(sources, scenario_ids, character_ids, source_ids, report: Im
             cell = (character_ids[d.character_key], scenario_ids[d.dialog_id], source_id)
             wanted[(*cell, 1)] = (d.question_r1, d.answer_r1, d.author)
             wanted[(*cell, 2)] = (d.question_r2, d.answer_r2, d.author)
-
-    existing = {
-        (a.character_id, a.scenario_id, a.source_id, a.round): a
-        for a in Answer.objects.filter(source_id__in=source_ids.values()).only(
-            "id",
-            "character_id",
-            "scenario_id",
-            "source_id",
-            "round",
-            "question",
-            "text",
-            "author_label",
-        )
-    }
-    to_create, to_update = [], []
-    for (character_id, scenario_id, source_id, round_), (question, text, author) in wanted.items():
-        answer = existing.get((character_id, scenario_id, source_id, round_))
-        if answer is None:
-            to_create.append(
-                Answer(
-                    character_id=character_id,
-                    scenario_id=scenario_id,
-                    source_id=source_id,
-                    round=round_,
-                    question=question,
-                    text=text,
-                    author_label=author,
-                )
-            )
-        elif (answer.question, answer.text) != (question, text) or (
-            # A file that names no author leaves a known one in place.
-            author and answer.author_label != author
-        ):
-            answer.question, answer.text = question, text
-            answer.author_label = author or answer.author_label
-            to_update.append(answer)
-    Answer.objects.bulk_create(to_create, batch_size=BATCH_SIZE)
-    Answer.objects.bulk_update(
-        to_update, ["question", "text", "author_label"], batch_size=BATCH_SIZE
-    )
-    report.answers_created = len(to_create)
-    report.answers_updated = len(to_update)
-    report.answers_unchanged = len(wanted) - len(to_create) - len(to_update)
+    created, updated = answers_put_many(wanted, sources=source_ids.values())
+    report.answers_created = created
+    report.answers_updated = updated
+    report.answers_unchanged = len(wanted) - created - updated

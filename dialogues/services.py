@@ -70,3 +70,52 @@ def answer_put(
         },
     )
     return answer
+
+
+BATCH_SIZE = 2000
+
+
+def answers_put_many(wanted: dict[tuple, tuple[str, str, str]], *, sources) -> tuple[int, int]:
+    """`answer_put` for many answers at once, as an import writes them: `wanted` maps
+    (character id, scenario id, source id, round) to (question, text, author's pseudonym).
+    Answers of `sources` are read once, new ones created and changed ones updated in
+    batches; returns (created, updated). An empty pseudonym leaves a known one in place."""
+    existing = {
+        (a.character_id, a.scenario_id, a.source_id, a.round): a
+        for a in Answer.objects.filter(source_id__in=list(sources)).only(
+            "id",
+            "character_id",
+            "scenario_id",
+            "source_id",
+            "round",
+            "question",
+            "text",
+            "author_label",
+        )
+    }
+    to_create, to_update = [], []
+    for (character_id, scenario_id, source_id, round_), (question, text, author) in wanted.items():
+        answer = existing.get((character_id, scenario_id, source_id, round_))
+        if answer is None:
+            to_create.append(
+                Answer(
+                    character_id=character_id,
+                    scenario_id=scenario_id,
+                    source_id=source_id,
+                    round=round_,
+                    question=question,
+                    text=text,
+                    author_label=author,
+                )
+            )
+        elif (answer.question, answer.text) != (question, text) or (
+            author and answer.author_label != author
+        ):
+            answer.question, answer.text = question, text
+            answer.author_label = author or answer.author_label
+            to_update.append(answer)
+    Answer.objects.bulk_create(to_create, batch_size=BATCH_SIZE)
+    Answer.objects.bulk_update(
+        to_update, ["question", "text", "author_label"], batch_size=BATCH_SIZE
+    )
+    return len(to_create), len(to_update)

@@ -24,12 +24,10 @@ def _fresh_cache():
     from django.core.cache import cache
 
     from common import kept
-    from common.enqueue import queued_here_forget
 
     def forget():
         cache.clear()
-        kept.forget_all()
-        queued_here_forget()
+        kept.forget_all()  # the debounced tasks known to be queued (common.enqueue) too
 
     forget()
     yield
