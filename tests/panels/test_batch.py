@@ -249,3 +249,16 @@ def test_time_out_is_refused_before_the_deadline(panel, luffy):
         services.participant_time_out(participant=participant)
     participant.refresh_from_db()
     assert participant.state == ParticipantState.STARTED
+
+
+def test_the_batch_pages_read_in_chinese(client, panel, luffy, settings):
+    settings.LANGUAGE_CODE = "zh-hans"
+    join(client, panel)
+    client.post(start_url(panel), {"step": "consent", "agree": "yes"})
+    refused = client.post(start_url(panel), {"step": "characters"}).content.decode()
+    assert "角色：请至少选择一个你了解的角色。" in refused
+    client.post(start_url(panel), {"step": "characters", "characters": [luffy.pk]})
+    ready = client.get(start_url(panel)).content.decode()
+    assert "如何评测" in ready and "How to rate" not in ready
+    early = client.get(done_url(panel)).content.decode()
+    assert "你已评测 3 项中的 0 项" in early
