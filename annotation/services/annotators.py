@@ -112,11 +112,11 @@ def annotator_admit(
         raise AnnotationError("no_consent", _("Please give your consent first."))
     if profile.status in (ProfileStatus.SUSPENDED, ProfileStatus.REJECTED):
         raise AnnotationError("not_admissible", _("This annotator cannot be admitted."))
-    wanted = sorted({character.pk for character in characters or []})
+    wanted = {character.pk: character for character in characters or []}
     if not wanted:
         raise AnnotationError("no_characters", _("Choose at least one character you know well."))
     now = timezone.now()
-    for character_id in wanted:
+    for character_id, character in sorted(wanted.items()):
         qualification, _created = Qualification.objects.get_or_create(
             profile=profile, character_id=character_id
         )
@@ -129,7 +129,7 @@ def annotator_admit(
             actor=actor,
             action=AuditAction.QUALIFICATION_APPROVE,
             target=qualification,
-            target_label=f"{profile.pseudonym} / {character_id}",
+            target_label=f"{profile.pseudonym} / {character.key}",
             before=before,
             after={"status": qualification.status, "profile_status": ProfileStatus.APPROVED},
             note=note,
