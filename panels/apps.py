@@ -6,3 +6,12 @@ class PanelsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "panels"
     verbose_name = _("Participant panels")
+
+    def ready(self):
+        from common.destinations import destination_add
+
+        from .destinations import work_done, work_stop
+
+        # The rating page (annotation) ends a participant's batch on the panel's pages.
+        destination_add("work-stop", work_stop)
+        destination_add("work-done", work_done)

@@ -4,6 +4,9 @@ admin, the command and any staff page accept and refuse exactly the same setting
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from dialogues.models import Character
 
 from . import services
 from .models import PanelStudy
@@ -31,3 +34,30 @@ class PanelStudyForm(forms.ModelForm):
             field = refusal.code if refusal.code in self.fields else None
             self.add_error(field, refusal.message)
         return cleaned
+
+
+class ConsentForm(forms.Form):
+    agree = forms.BooleanField(
+        required=True,
+        error_messages={
+            "required": _("Please tick the box to give your consent, or leave this page.")
+        },
+    )
+
+
+class CharactersForm(forms.Form):
+    characters = forms.ModelMultipleChoiceField(
+        queryset=Character.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={
+            "required": _("Characters: choose at least one character you know."),
+            "invalid_choice": _("Characters: choose characters of this study only."),
+            "invalid_pk_value": _("Characters: choose characters of this study only."),
+        },
+    )
+
+    def __init__(self, *args: Any, study: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["characters"]
+        assert isinstance(field, forms.ModelMultipleChoiceField)
+        field.queryset = study.characters.order_by("pk")

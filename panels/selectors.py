@@ -19,3 +19,37 @@ def participant_of(user, panel_study: PanelStudy) -> Participant | None:
     if not user.is_authenticated:
         return None
     return Participant.objects.filter(user=user, panel_study=panel_study).first()
+
+
+def participant_admitted(participant: Participant) -> bool:
+    """Whether the participant has chosen their characters (is a member of the study)."""
+    from annotation.models import StudyMembership
+
+    return StudyMembership.objects.filter(
+        study_id=participant.panel_study.study_id, annotator_id=participant.user_id
+    ).exists()
+
+
+def participant_consented(participant: Participant) -> bool:
+    from annotation.models import AnnotatorProfile
+
+    return AnnotatorProfile.objects.filter(
+        user_id=participant.user_id, consented_at__isnull=False
+    ).exists()
+
+
+def batch_of(user) -> tuple[str, bool, str] | None:
+    """For a panel participant: their state, whether their deadline has passed, and their
+    study's slug; None for anyone else. One read by the user's key: the rating page asks
+    it before every new item."""
+    from django.utils import timezone
+
+    found = (
+        Participant.objects.filter(user_id=user.pk)
+        .values_list("state", "deadline", "panel_study__study__slug")
+        .first()
+    )
+    if found is None:
+        return None
+    state, deadline, slug = found
+    return state, timezone.now() >= deadline, slug

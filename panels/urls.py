@@ -5,4 +5,5 @@ from . import views
 urlpatterns = [
     path("<slug:slug>/", views.join, name="panel-join"),
     path("<slug:slug>/start/", views.start, name="panel-start"),
+    path("<slug:slug>/done/", views.done, name="panel-done"),
 ]

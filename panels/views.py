@@ -1,6 +1,10 @@
 """The panel's door: `/join/<slug>/` takes the participant the panel sends, signs them in
-to their pseudonymous account and sends them to `/join/<slug>/start/`. A refused link
+to their pseudonymous account and sends them to `/join/<slug>/start/` (consent, the
+characters they know, then the rating page); `/join/<slug>/done/` ends their batch. A refused link
 creates nothing and says why on a page the participant can show the panel's support."""
+
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import login
@@ -8,15 +12,17 @@ from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
+from common.forms import REFUSED, attempt
 from common.typing import AuthenticatedRequest
 
-from . import selectors, services
-from .models import Provider
+from . import forms, selectors, services
+from .models import PanelStudy, Participant, ParticipantState, Provider
 
 # 400 for a link that is wrong, 409 for a study that cannot take anyone now (it may again),
 # 410 for one that has ended.
@@ -58,20 +64,92 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("panel-start", slug=slug)
 
 
-@never_cache
-@login_required
-@require_GET
-def start(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+def _own(request: AuthenticatedRequest, slug: str) -> tuple[PanelStudy, Participant]:
+    """The panel study and the signed-in person's participation in it; 404 for anyone
+    else (another participant's pages look like pages that do not exist)."""
     panel = selectors.panel_study_for_slug(slug)
     participant = selectors.participant_of(request.user, panel) if panel else None
     if panel is None or participant is None:
         raise Http404
+    return panel, participant
+
+
+Step = tuple[str, "forms.ConsentForm | forms.CharactersForm", Callable[[dict[str, Any]], Any]]
+
+
+def _step(
+    request: AuthenticatedRequest, panel: PanelStudy, participant: Participant
+) -> Step | None:
+    """The step the participant is at, with its form and the service that takes it; None
+    once they may rate."""
+    data = request.POST or None
+    if not selectors.participant_consented(participant):
+        return (
+            "consent",
+            forms.ConsentForm(data),
+            lambda cleaned: services.participant_consent(participant=participant),
+        )
+    if not selectors.participant_admitted(participant):
+        return (
+            "characters",
+            forms.CharactersForm(data, study=panel.study),
+            lambda cleaned: services.participant_admit(
+                participant=participant, characters=cleaned["characters"]
+            ),
+        )
+    return None
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def start(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    """The participant's way in: consent, the characters they know, the instructions and
+    the button to the rating page. Each post is one step; a refused one is shown again."""
+    panel, participant = _own(request, slug)
+    if participant.state != ParticipantState.STARTED or timezone.now() >= participant.deadline:
+        return redirect("panel-done", slug=slug)
+    context: dict[str, Any] = {"panel": panel, "participant": participant}
+    if panel.quiz:
+        return render(request, "panels/start.html", {**context, "step": "quiz"})
+    current = _step(request, panel, participant)
+    if current is None:
+        return render(request, "panels/start.html", {**context, "step": "ready"})
+    step, form, change = current
+    context.update(step=step, form=form, chosen=request.POST.getlist("characters"))
+    if request.method == "POST" and request.POST.get("step") == step:
+        error, _result = attempt(form, change)
+        if error is None:
+            return redirect("panel-start", slug=slug)
+        return render(request, "panels/start.html", {**context, "error": error}, status=REFUSED)
+    return render(request, "panels/start.html", context)
+
+
+@never_cache
+@login_required
+@require_GET
+def done(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    """The end of the participant's batch: their code and the link back to the panel once
+    every item is rated, the time-out page once their time is up, else how far they are.
+    Arriving here settles the batch (the rating page sends them here when it is over)."""
+    panel, participant = _own(request, slug)
+    status, message = 200, None
+    if participant.state == ParticipantState.STARTED:
+        try:
+            participant = services.participant_complete(participant=participant)
+        except services.PanelError as refusal:
+            if timezone.now() >= participant.deadline:
+                participant = services.participant_time_out(participant=participant)
+            else:
+                status, message = 409, refusal.message
     return render(
         request,
-        "panels/start.html",
+        "panels/done.html",
         {
             "panel": panel,
             "participant": participant,
+            "message": message,
             "completion_link": services.completion_link(participant),
         },
+        status=status,
     )

@@ -33,6 +33,11 @@ class AnnotatorProfile(models.Model):
     simulated = models.BooleanField(
         default=False, help_text=_("A simulated annotator created by simulate_study.")
     )
+    # Rates only the studies they are a member of, never a study open to everyone (a paid
+    # panel's participant, whose batch belongs to one study).
+    members_only = models.BooleanField(
+        default=False, help_text=_("Rates only the studies this annotator is a member of.")
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

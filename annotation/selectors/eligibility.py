@@ -70,9 +70,13 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
         f"   AND q.status = {sql.literal(QualificationStatus.APPROVED)}"
         "   AND q.character_id = sc.character_id)"
         # A study with members is open to its members only; their personal caps override
-        # the study's, and a member assigned some characters rates only those.
-        "  AND (m.id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM annotation_studymembership o"
-        "   WHERE o.study_id = sc.study_id))"
+        # the study's, and a member assigned some characters rates only those. An
+        # annotator who is `members_only` rates no study open to everyone: their profile
+        # is read once (an uncorrelated subquery, an InitPlan in PostgreSQL's plan).
+        "  AND (m.id IS NOT NULL OR (NOT EXISTS (SELECT 1 FROM annotation_annotatorprofile mp"
+        "   WHERE mp.user_id = %s AND mp.members_only)"
+        "   AND NOT EXISTS (SELECT 1 FROM annotation_studymembership o"
+        "   WHERE o.study_id = sc.study_id)))"
         "  AND (m.id IS NULL"
         "   OR NOT EXISTS (SELECT 1 FROM annotation_studymembership_characters mc"
         "    WHERE mc.studymembership_id = m.id)"
@@ -86,7 +90,7 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
         "   JOIN annotation_item i ON i.id = ia.item_id WHERE a.author_id = %s)"
         + (" AND sc.study_id = %s" if only_study is not None else "")
         + " ORDER BY sc.study_id, sc.character_id",
-        [user.pk, user.pk, user.pk, *([only_study.pk] if only_study is not None else [])],
+        [user.pk, user.pk, user.pk, user.pk, *([only_study.pk] if only_study is not None else [])],
     )
     studies: dict[int, Study] = {}
     for character_id, member_cap, *study_row in found:

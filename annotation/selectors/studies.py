@@ -113,6 +113,9 @@ def study_raters(study, characters):
             study=study, annotator=OuterRef("profile__user"), characters__isnull=True
         )
         approved = approved.filter(Exists(assigned) | Exists(unrestricted))
+    else:
+        # Annotators who rate only their own studies' items never rate a study open to all.
+        approved = approved.filter(profile__members_only=False)
     return approved
 
 

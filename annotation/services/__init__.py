@@ -3,6 +3,8 @@ rules. Every write that must be all-or-nothing runs in one transaction here."""
 
 from .accounts import account_ensure, worker_heartbeat_record
 from .annotators import (
+    annotator_admit,
+    annotator_leases_release,
     annotator_reinstate,
     annotator_suspend,
     membership_add,
@@ -71,6 +73,8 @@ __all__ = [
     "QuizLoadReport",
     "Submission",
     "account_ensure",
+    "annotator_admit",
+    "annotator_leases_release",
     "annotator_reinstate",
     "annotator_suspend",
     "assignment_check_active",

@@ -12,8 +12,9 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import push_url
+from django_htmx.http import HttpResponseClientRedirect, push_url
 
+from common.destinations import destination_for
 from common.parsing import whole_number
 from common.typing import AuthenticatedRequest
 
@@ -53,6 +54,10 @@ def _render(
     }
     if assignment is not None:
         context["item"] = selectors.shown_item(assignment)
+    elif error is None and (done := destination_for("work-done", request.user)):
+        # Nothing left here, and another app has this person's end of the work (a panel
+        # participant's completion page).
+        return _redirect(request, done)
     template = f"{TEMPLATE}#work" if request.htmx else TEMPLATE
     response = render(request, template, context, status=status)
     if request.htmx and assignment is not None:
@@ -60,6 +65,17 @@ def _render(
     elif request.htmx:
         push_url(response, reverse("annotate"))
     return response
+
+
+def _redirect(request: AuthenticatedRequest, address: str) -> HttpResponse:
+    return HttpResponseClientRedirect(address) if request.htmx else redirect(address)
+
+
+def _stopped(request: AuthenticatedRequest) -> HttpResponse | None:
+    """Where to go instead of a new item, when another app ends this person's work (a
+    panel participant whose batch is over or whose time is up)."""
+    stop = destination_for("work-stop", request.user)
+    return None if stop is None else _redirect(request, stop)
 
 
 def _not_ready(request: AuthenticatedRequest) -> HttpResponse | None:
@@ -74,7 +90,7 @@ def _not_ready(request: AuthenticatedRequest) -> HttpResponse | None:
 @require_GET
 def annotate(request: AuthenticatedRequest) -> HttpResponse:
     """Send the annotator to their current item, or to what they must do first."""
-    if (detour := _not_ready(request)) is not None:
+    if (detour := _stopped(request) or _not_ready(request)) is not None:
         return detour
     assignment = services.assignment_next(user=request.user)
     if assignment is None:
@@ -195,6 +211,8 @@ def _next(
 ) -> HttpResponse:
     if not request.htmx:
         return HttpResponseRedirect(reverse("annotate"))
+    if (stop := _stopped(request)) is not None:
+        return stop
     assignment = services.assignment_next(
         user=request.user, known_without_lease=known_without_lease
     )

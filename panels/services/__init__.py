@@ -4,6 +4,13 @@ nothing.
 
 Callers import from here (`from panels import services`)."""
 
+from .batch import (
+    judgments_given,
+    participant_admit,
+    participant_complete,
+    participant_consent,
+    participant_time_out,
+)
 from .configuration import SETTINGS, completion_template_check, panel_configure, settings_check
 from .errors import PanelError
 from .participants import completion_link, participant_join, pid_hash
@@ -13,8 +20,13 @@ __all__ = [
     "PanelError",
     "completion_link",
     "completion_template_check",
+    "judgments_given",
     "panel_configure",
+    "participant_admit",
+    "participant_complete",
+    "participant_consent",
     "participant_join",
+    "participant_time_out",
     "pid_hash",
     "settings_check",
 ]

@@ -63,14 +63,14 @@ def panel_minutes(panel):
     return timedelta(minutes=panel.minutes)
 
 
-def test_the_start_page_says_plainly_that_rating_is_not_ready(client, panel):
+def test_the_start_page_asks_for_consent_first(client, panel):
     client.get(prolific_link(panel))
 
     page = client.get(reverse("panel-start", args=[panel.study.slug]))
 
     html = page.content.decode()
     assert page.status_code == 200
-    assert "The rating part of panel studies is being prepared" in html
+    assert "I have read this and agree to take part." in html
     assert "10 pairs, in at most 60 minutes" in html
     assert PROLIFIC_PID not in html
 
@@ -81,8 +81,8 @@ def test_the_start_page_reads_in_chinese_too(client, panel, settings):
 
     html = client.get(reverse("panel-start", args=[panel.study.slug])).content.decode()
 
-    assert "平台评测的评分部分正在准备中" in html
-    assert "being prepared" not in html
+    assert "我已阅读以上说明，同意参与。" in html
+    assert "I have read this" not in html
 
 
 def test_the_same_id_again_resumes_the_same_person(client, panel):
@@ -117,8 +117,10 @@ def test_a_participant_who_completed_sees_the_same_code_and_gets_no_new_batch(cl
     before = counts()
 
     client.get(prolific_link(panel))
-    html = client.get(reverse("panel-start", args=[panel.study.slug])).content.decode()
+    page = client.get(reverse("panel-start", args=[panel.study.slug]), follow=True)
+    html = page.content.decode()
 
+    assert page.redirect_chain == [(reverse("panel-done", args=[panel.study.slug]), 302)]
     assert counts() == before
     assert Participant.objects.get().state == ParticipantState.COMPLETED
     assert "C1A2B3" in html

@@ -58,6 +58,7 @@ ROLE_OF = {
     # Panel participants: the panel's link is the door; the start page is their own.
     "panel-join": PUBLIC,
     "panel-start": SIGNED_IN,
+    "panel-done": SIGNED_IN,
     # Researchers: results, exports, the API.
     "results": RESEARCHER,
     "results-study": RESEARCHER,

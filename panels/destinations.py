@@ -1,0 +1,26 @@
+"""Where the rating page sends a panel participant (registered in `apps.PanelsConfig`
+through `common.destinations`, so that annotation never imports panels)."""
+
+from django.urls import reverse
+
+from .models import ParticipantState
+from .selectors import batch_of
+
+
+def work_stop(user) -> str | None:
+    """Before a new item: a participant whose batch is over or whose time is up goes to
+    their own end page, which settles it."""
+    batch = batch_of(user)
+    if batch is None:
+        return None
+    state, late, slug = batch
+    if state != ParticipantState.STARTED or late:
+        return reverse("panel-done", args=[slug])
+    return None
+
+
+def work_done(user) -> str | None:
+    """Nothing left to rate: a participant's end is their own page (the code, or how many
+    items are still owed)."""
+    batch = batch_of(user)
+    return None if batch is None else reverse("panel-done", args=[batch[2]])

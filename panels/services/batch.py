@@ -1,0 +1,123 @@
+"""A participant's batch on a study without the character quiz: admitted for the
+characters they choose, confined to the panel's study, and ended by exactly one outcome
+(completion with its code, or a time-out)."""
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation import services as annotation
+from annotation.models import Judgment
+
+from ..models import Participant, ParticipantState
+from .errors import PanelError
+
+ADMIT_NOTE = "panel participant: characters chosen, no quiz (the study's panel settings)"
+
+
+def _locked(participant: Participant) -> Participant:
+    return (
+        Participant.objects.select_for_update()
+        .select_related("user", "panel_study__study")
+        .get(pk=participant.pk)
+    )
+
+
+def judgments_given(participant: Participant) -> int:
+    return Judgment.objects.filter(
+        annotator_id=participant.user_id, study_id=participant.panel_study.study_id
+    ).count()
+
+
+@transaction.atomic
+def participant_consent(*, participant: Participant) -> Participant:
+    """The participant agreed to the site's consent text (recorded by annotation)."""
+    annotation.consent_give(user=participant.user)
+    return participant
+
+
+@transaction.atomic
+def participant_admit(*, participant: Participant, characters) -> Participant:
+    """Make the participant an approved annotator for exactly `characters` (no staff step:
+    the study's panel settings say so), rating only the panel's study, at most the batch's
+    number of items. Recorded as the platform's doing."""
+    locked = _locked(participant)
+    panel = locked.panel_study
+    if panel.quiz:
+        raise PanelError("quiz", _("This study's quiz path is not available yet."))
+    if locked.state != ParticipantState.STARTED:
+        raise PanelError("finished", _("Your part of this study is over."))
+    if timezone.now() >= locked.deadline:
+        raise PanelError("timed_out", _("Your time for this study is up."))
+    study = panel.study
+    if study.memberships.filter(annotator_id=locked.user_id).exists():
+        raise PanelError("already_admitted", _("You have already chosen your characters."))
+    characters = list(characters or [])
+    if not characters:
+        raise PanelError("characters", _("Choose at least one character you know."))
+    allowed = set(study.characters.values_list("pk", flat=True))
+    if any(character.pk not in allowed for character in characters):
+        raise PanelError("characters", _("Choose characters of this study only."))
+    try:
+        annotation.annotator_admit(
+            annotator=locked.user,
+            characters=characters,
+            actor=None,
+            members_only=True,
+            note=ADMIT_NOTE,
+        )
+        annotation.membership_add(
+            study=study,
+            annotator=locked.user,
+            actor=None,
+            cap=panel.items_per_participant,
+            characters=characters,
+        )
+    except annotation.AnnotationError as refusal:
+        raise PanelError(refusal.code, refusal.message) from refusal
+    return locked
+
+
+@transaction.atomic
+def participant_complete(*, participant: Participant) -> Participant:
+    """Give the completion code, once: a second call returns the participant with the
+    same code. Refused, changing nothing, before the batch's last judgment."""
+    locked = _locked(participant)
+    if locked.state == ParticipantState.COMPLETED:
+        return locked
+    if locked.state != ParticipantState.STARTED:
+        raise PanelError("finished", _("Your part of this study is over."))
+    wanted = locked.panel_study.items_per_participant
+    given = judgments_given(locked)
+    if given < wanted:
+        raise PanelError(
+            "not_done",
+            _(
+                "The completion code comes after your last item: you have rated "
+                "%(given)d of %(wanted)d. Nothing was changed."
+            )
+            % {"given": given, "wanted": wanted},
+        )
+    locked.state = ParticipantState.COMPLETED
+    locked.code = locked.panel_study.completion_code
+    locked.finished_at = timezone.now()
+    locked.save(update_fields=["state", "code", "finished_at"])
+    return locked
+
+
+@transaction.atomic
+def participant_time_out(*, participant: Participant) -> Participant:
+    """End the batch of a participant past their deadline: no code (the panel does not
+    pay time-outs), their live leases back to the pool at once. Refused before the
+    deadline; a participant already finished is returned as they are."""
+    locked = _locked(participant)
+    if locked.state != ParticipantState.STARTED:
+        return locked
+    now = timezone.now()
+    if now < locked.deadline:
+        raise PanelError("not_late", _("Your time for this study is not up yet."))
+    annotation.annotator_leases_release(annotator=locked.user)
+    locked.state = ParticipantState.TIMED_OUT
+    locked.finished_at = now
+    locked.save(update_fields=["state", "finished_at"])
+    return locked

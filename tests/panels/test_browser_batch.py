@@ -1,0 +1,54 @@
+"""A panel participant's whole batch on a phone, in a real browser: from the Prolific link
+through consent, characters and the items (the rating page with the keyboard) to the
+completion page and its link back to Prolific."""
+
+import re
+
+import pytest
+
+from panels.models import Participant, ParticipantState
+from tests.builders import PROLIFIC_PID, make_panel_study, make_study
+from tests.fixtures.browser import rate_current_item_with_the_keyboard
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 375, "height": 812}
+ITEMS = 2
+
+
+def test_from_the_prolific_link_to_the_completion_link_on_a_phone(
+    live_server, new_page, demo_dataset, luffy, settings
+):
+    settings.LANGUAGE_CODE = "en"
+    panel = make_panel_study(make_study(characters=[luffy]), items_per_participant=ITEMS)
+    base = live_server.url
+    page = new_page(viewport=PHONE)
+
+    page.goto(f"{base}/join/{panel.study.slug}/?PROLIFIC_PID={PROLIFIC_PID}")
+    page.wait_for_url(re.compile(r"/start/$"))
+    page.check("input[name=agree]")
+    page.click("main button[type=submit]")
+    page.wait_for_selector("input[name=characters]")
+    page.check(f"input[name=characters][value='{luffy.pk}']")
+    page.click("main button[type=submit]")
+    page.get_by_test_id("panel-begin").click()
+
+    for _ in range(ITEMS - 1):
+        rate_current_item_with_the_keyboard(page)
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # The last item: the rating page hands the participant to their completion page.
+    page.locator("form.rating-form[data-ready]").wait_for()
+    form = page.locator("form.rating-form[data-ready]")
+    for _ in range(form.locator("fieldset.scale").count()):
+        page.keyboard.press("4")
+    for _ in range(form.locator("fieldset.choice").count()):
+        page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(rf"/join/{panel.study.slug}/done/$"))
+
+    assert "C1A2B3" in page.get_by_test_id("panel-code").inner_text()
+    link = page.get_by_test_id("panel-complete")
+    assert link.get_attribute("href") == ("https://app.prolific.com/submissions/complete?cc=C1A2B3")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    participant = Participant.objects.get()
+    assert (participant.state, participant.code) == (ParticipantState.COMPLETED, "C1A2B3")
