@@ -38,12 +38,19 @@ def participant_consented(participant: Participant) -> bool:
     ).exists()
 
 
+# Every participant's account is named so (services.participants): the rating page, which
+# asks `batch_of` before every new item, then reads nothing for anyone else.
+PANEL_ACCOUNT_PREFIX = "panel-"
+
+
 def batch_of(user) -> tuple[str, bool, str] | None:
     """For a panel participant: their state, whether their deadline has passed, and their
-    study's slug; None for anyone else. One read by the user's key: the rating page asks
-    it before every new item."""
+    study's slug; None for anyone else. At most one read by the user's key, and none for
+    an account that is not a participant's (the annotators of the hot loop)."""
     from django.utils import timezone
 
+    if not user.username.startswith(PANEL_ACCOUNT_PREFIX):
+        return None
     found = (
         Participant.objects.filter(user_id=user.pk)
         .values_list("state", "deadline", "panel_study__study__slug")

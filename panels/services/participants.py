@@ -14,7 +14,7 @@ from annotation.models import StudyStatus
 from annotation.services import profile_get_or_create
 
 from ..models import PanelStudy, Participant
-from ..selectors import places_taken
+from ..selectors import PANEL_ACCOUNT_PREFIX, places_taken
 from .configuration import TOKEN
 from .errors import PanelError
 
@@ -90,7 +90,7 @@ def _existing(panel_study: PanelStudy, hashed: str) -> Participant | None:
 
 def _create(panel, pid, hashed, session_id, prolific_study_id) -> Participant:
     user = get_user_model().objects.create_user(
-        username=f"panel-{secrets.token_hex(8)}", email="", password=None
+        username=f"{PANEL_ACCOUNT_PREFIX}{secrets.token_hex(8)}", email="", password=None
     )
     profile_get_or_create(user=user)
     now = timezone.now()

@@ -30,14 +30,13 @@ SESSION_READ = 0 if settings.SESSION_ENGINE == "chatanime_site.sessions" else 1
 ONE_BY_ONE = 0 if connection.vendor == "postgresql" else 9
 # Before a new item is leased, the rating page asks `common.destinations` whether another
 # app ends this person's work ("work-stop": a panel participant whose batch is over or
-# whose time is up): one read by the user's key, on the next item and on submit-and-next.
-WORK_STOP = 1
-NEXT_ITEM = 5 + SESSION_READ + WORK_STOP
+# whose time is up); for an annotator who is no panel participant that reads nothing.
+NEXT_ITEM = 5 + SESSION_READ
 # The lease and whether the annotator may rate are one read (`selectors.lease_at_work`).
 RATING_PAGE = 4 + SESSION_READ
 # The read of the lease also says whether the annotator holds another live lease, so
 # the next item does not ask again.
-SUBMIT_AND_NEXT = 8 + SESSION_READ + ONE_BY_ONE + WORK_STOP
+SUBMIT_AND_NEXT = 8 + SESSION_READ + ONE_BY_ONE
 # The same with every cache cold: metric definitions, item blocks, the staffing count, the
 # study's progress and open work per character, the annotator's worklist and the estimate
 # of what is left (a fresh process, or the first request after a minute).
