@@ -279,8 +279,13 @@ def items_left_estimate(user) -> int:
         sets = len(open_sets & set(study.character_ids) - had_sets)
         left = groups * per_group + sets
         if study.cap:
-            left = min(left, study.cap - study.done)
-        total += left
+            # The progress line adds the live lease itself; the cap's room holds it too (a
+            # panel participant with a batch of 2 and one item in hand has 1 more to do).
+            live = Assignment.objects.filter(
+                annotator=user, item__study=study, state=AssignmentState.ACTIVE, expires_at__gt=now
+            ).count()
+            left = min(left, study.cap - study.done - live)
+        total += max(left, 0)
     return total
 
 

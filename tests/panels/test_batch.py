@@ -262,3 +262,17 @@ def test_the_batch_pages_read_in_chinese(client, panel, luffy, settings):
     assert "如何评测" in ready and "How to rate" not in ready
     early = client.get(done_url(panel)).content.decode()
     assert "你已评测 3 项中的 0 项" in early
+
+
+def test_the_progress_line_counts_exactly_the_batch(client, panel, luffy):
+    """Told "3 pairs", a participant never sees more: the cap holds the item in hand too."""
+    from annotation.selectors.progress import progress_of
+
+    participant = admitted(client, panel, luffy)
+    for done in range(ITEMS):
+        response = client.get(reverse("annotate"))
+        client.get(response["Location"])
+        progress = progress_of(participant.user)
+        assert (progress.done, progress.done + progress.remaining) == (done, ITEMS)
+        token = response["Location"].rstrip("/").rsplit("/", 1)[-1]
+        client.post(reverse("annotate-item", args=[token]), complete_form())
