@@ -3,7 +3,6 @@ rules. Every write that must be all-or-nothing runs in one transaction here."""
 
 from .accounts import account_ensure, worker_heartbeat_record
 from .annotators import (
-    annotator_admit,
     annotator_leases_release,
     annotator_reinstate,
     annotator_suspend,
@@ -40,6 +39,7 @@ from .results import results_refresh, study_recompute
 from .screening import (
     MAX_QUIZ_ATTEMPTS,
     QUIZ_LENGTH,
+    annotator_admit,
     characters_claim,
     characters_with_quiz_ids,
     consent_give,

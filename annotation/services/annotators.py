@@ -13,8 +13,6 @@ from ..models import (
     AssignmentState,
     AuditAction,
     ProfileStatus,
-    Qualification,
-    QualificationStatus,
     Study,
     StudyMembership,
 )
@@ -95,49 +93,6 @@ def annotator_leases_release(*, annotator) -> int:
     return Assignment.objects.filter(annotator=annotator, state=AssignmentState.ACTIVE).update(
         state=AssignmentState.EXPIRED, expires_at=timezone.now()
     )
-
-
-@transaction.atomic
-def annotator_admit(
-    *, annotator, characters, actor, members_only=False, note=""
-) -> AnnotatorProfile:
-    """Approve a consenting annotator for `characters` without a quiz or a staff review,
-    where the place they come from decides so itself (a paid panel whose study asks its
-    participants only to choose characters). Recorded as approvals by `actor` (None: the
-    platform). `members_only`: they will rate only the studies they are a member of."""
-    profile = AnnotatorProfile.objects.select_for_update().filter(user=annotator).first()
-    if profile is None:
-        raise AnnotationError("not_annotator", _("This account is not an annotator."))
-    if profile.consented_at is None:
-        raise AnnotationError("no_consent", _("Please give your consent first."))
-    if profile.status in (ProfileStatus.SUSPENDED, ProfileStatus.REJECTED):
-        raise AnnotationError("not_admissible", _("This annotator cannot be admitted."))
-    wanted = {character.pk: character for character in characters or []}
-    if not wanted:
-        raise AnnotationError("no_characters", _("Choose at least one character you know well."))
-    now = timezone.now()
-    for character_id, character in sorted(wanted.items()):
-        qualification, _created = Qualification.objects.get_or_create(
-            profile=profile, character_id=character_id
-        )
-        before = {"status": qualification.status}
-        qualification.status = QualificationStatus.APPROVED
-        qualification.reviewed_by, qualification.reviewed_at = actor, now
-        qualification.review_note = note
-        qualification.save()
-        audit.record(
-            actor=actor,
-            action=AuditAction.QUALIFICATION_APPROVE,
-            target=qualification,
-            target_label=f"{profile.pseudonym} / {character.key}",
-            before=before,
-            after={"status": qualification.status, "profile_status": ProfileStatus.APPROVED},
-            note=note,
-        )
-    profile.status = ProfileStatus.APPROVED
-    profile.members_only = profile.members_only or members_only
-    profile.save(update_fields=["status", "members_only"])
-    return profile
 
 
 @transaction.atomic

@@ -199,6 +199,38 @@ def qualifications_review(
     return [locked[q.pk] for q in qualifications]
 
 
+@transaction.atomic
+def annotator_admit(
+    *, annotator, characters, actor, members_only=False, note=""
+) -> AnnotatorProfile:
+    """Approve a consenting annotator for `characters` without a quiz or a staff review,
+    where the place they come from decides so itself (a paid panel whose study asks its
+    participants only to choose characters): the same decision as a staff approval
+    (`_review_one`), by `actor` (None: the platform). `members_only`: they will rate only
+    the studies they are a member of."""
+    profile = AnnotatorProfile.objects.select_for_update().filter(user=annotator).first()
+    if profile is None:
+        raise AnnotationError("not_annotator", _("This account is not an annotator."))
+    if profile.consented_at is None:
+        raise AnnotationError("no_consent", _("Please give your consent first."))
+    if profile.status in (ProfileStatus.SUSPENDED, ProfileStatus.REJECTED):
+        raise AnnotationError("not_admissible", _("This annotator cannot be admitted."))
+    wanted = {character.pk: character for character in characters or []}
+    if not wanted:
+        raise AnnotationError("no_characters", _("Choose at least one character you know well."))
+    note = plain_text(note)
+    for _pk, character in sorted(wanted.items()):
+        qualification, _created = Qualification.objects.get_or_create(
+            profile=profile, character=character
+        )
+        qualification.profile = profile  # the locked row, which `_review_one` approves
+        _review_one(qualification, reviewer=actor, approve=True, note=note)
+    if members_only and not profile.members_only:
+        profile.members_only = True
+        profile.save(update_fields=["members_only"])
+    return profile
+
+
 def _review_one(qualification: Qualification, *, reviewer, approve: bool, note: str) -> None:
     from . import audit
 
