@@ -1,24 +1,15 @@
 """The posts of the collection staff pages, read through Django forms; what a form cannot
 check (a key in the environment, a source held as fans') the services refuse."""
 
-from typing import Any
-
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from common.errors import Refusal
+from common.forms import refused_as_invalid
 from dialogues.models import Character, Scenario
 
 from . import services
 from .models import ModelEndpoint
-
-
-def _refused_as_invalid(parse: Any, text: str) -> Any:
-    try:
-        return parse(text)
-    except Refusal as refusal:
-        raise ValidationError(refusal.message) from None
 
 
 class RunStartForm(forms.Form):
@@ -55,13 +46,13 @@ class RunStartForm(forms.Form):
         return endpoint
 
     def clean_scenarios(self) -> list[Scenario]:
-        numbers = _refused_as_invalid(
+        numbers = refused_as_invalid(
             services.parse_scenario_numbers, self.cleaned_data["scenarios"]
         )
-        return _refused_as_invalid(services.scenarios_numbered, numbers)
+        return refused_as_invalid(services.scenarios_numbered, numbers)
 
     def clean_rounds(self) -> list[int]:
-        return _refused_as_invalid(services.parse_rounds, self.cleaned_data["rounds"])
+        return refused_as_invalid(services.parse_rounds, self.cleaned_data["rounds"])
 
 
 class RunControlForm(forms.Form):

@@ -22,6 +22,15 @@ from .errors import Refusal
 REFUSED = 422
 
 
+def refused_as_invalid(check: Callable[..., Any], *args: Any) -> Any:
+    """`check(*args)`, a service's parser, inside a form's `clean_<field>`: its refusal
+    becomes the field's error, so the page names the field like any other."""
+    try:
+        return check(*args)
+    except Refusal as refusal:
+        raise forms.ValidationError(refusal.message) from None
+
+
 def first_error(form: forms.Form) -> str:
     """The message of the first field (in the form's order) that does not validate."""
     for field in [*form.fields, NON_FIELD_ERRORS]:

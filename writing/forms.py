@@ -5,12 +5,11 @@ and the limit, what they cannot store."""
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from collection.models import ModelEndpoint
-from collection.services import parse_scenario_numbers
-from common.errors import Refusal
+from collection.services import parse_scenario_numbers, scenarios_numbered
+from common.forms import refused_as_invalid
 from dialogues.models import Character, Scenario
 
 from .models import FollowupMode
@@ -97,11 +96,9 @@ class RunCreateForm(forms.Form):
     max_chars = _whole(0)
 
     def clean_scenarios(self) -> list[Scenario]:
-        try:
-            numbers = parse_scenario_numbers(self.cleaned_data["scenarios"])
-        except Refusal as refusal:
-            raise ValidationError(refusal.message) from None
-        return list(Scenario.objects.filter(number__in=numbers))
+        # As the collection form: numbers the database does not hold are refused, named.
+        numbers = refused_as_invalid(parse_scenario_numbers, self.cleaned_data["scenarios"])
+        return refused_as_invalid(scenarios_numbered, numbers)
 
     def clean_simulator(self) -> ModelEndpoint | None:
         # A simulator is asked for only when the simulator writes the follow-up.
