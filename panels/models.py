@@ -49,6 +49,17 @@ class PanelStudy(models.Model):
         help_text=_("Participants take the character quiz; otherwise they only choose characters."),
     )
     is_open = models.BooleanField(_("open"), default=False)
+    # After which of a participant's items an instructional attention check is shown
+    # (e.g. [3, 8]); empty for none. Checks are the panel's rules on pay, see `checks`.
+    check_positions = models.JSONField(_("attention checks after items"), default=list, blank=True)
+    # Keys of checks staff found unclear: failing one of them never counts against anyone.
+    voided_checks = models.JSONField(default=list, blank=True)
+    # What the panel pays a participant who completes, in the currency's smallest unit
+    # (pence, cents, fen): the dashboard's effective hourly pay. 0 when not known.
+    reward_minor_units = models.PositiveIntegerField(_("reward per participant"), default=0)
+    currency = models.CharField(_("currency"), max_length=3, default="GBP")
+    # The study's own id on Prolific, for what staff do through Prolific's API.
+    prolific_study_id = models.CharField(_("Prolific study id"), max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -81,6 +92,15 @@ PAID_STATES = (ParticipantState.COMPLETED, ParticipantState.SCREENED_OUT)
 GONE_STATES = (ParticipantState.RETURNED, ParticipantState.TIMED_OUT)
 
 
+class Decision(models.TextChoices):
+    """What staff told the panel about a participant's submission."""
+
+    NONE = "", _("Not decided")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+    RETURN_ASKED = "return_asked", _("Asked to return")
+
+
 class Participant(models.Model):
     """One person sent by the panel to one study, with their pseudonymous account."""
 
@@ -105,6 +125,13 @@ class Participant(models.Model):
     started_at = models.DateTimeField(_("started"))
     deadline = models.DateTimeField(_("deadline"))
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    # Quality signals that never decide pay on their own (too fast, straight-lining, low
+    # agreement) mark the submission for a person to look at: {"too_fast": 2, ...}.
+    review_reasons = models.JSONField(default=dict, blank=True)
+    decision = models.CharField(_("decision"), max_length=20, choices=Decision, blank=True)
+    decision_note = models.TextField(_("reason given"), blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    bonus_minor_units = models.PositiveIntegerField(_("bonus"), default=0)
 
     class Meta:
         verbose_name = _("panel participant")
@@ -120,3 +147,53 @@ class Participant(models.Model):
 
     def __str__(self):
         return f"{self.user.username} ({self.state})"
+
+
+class CheckAnswer(models.Model):
+    """A participant's answer to one instructional attention check of their batch."""
+
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="checks")
+    # The number of items rated before it: the check's place in the batch.
+    position = models.PositiveIntegerField()
+    # Which check of the bank (`panels.checks.BANK`) was shown.
+    check_key = models.CharField(max_length=40)
+    chosen = models.CharField(max_length=40)
+    passed = models.BooleanField()
+    answered_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["participant", "position"], name="one_check_answer_per_position"
+            )
+        ]
+
+    def __str__(self):
+        return (
+            f"{self.participant_id} check {self.position}: {'passed' if self.passed else 'failed'}"
+        )
+
+
+class WebhookEvent(models.Model):
+    """A status event the panel sent, kept once by its id: a redelivered event is
+    recognised and changes nothing a second time."""
+
+    provider = models.CharField(max_length=20, choices=Provider)
+    event_id = models.CharField(max_length=128)
+    event_type = models.CharField(max_length=64)
+    # The panel's submission (Prolific: the SESSION_ID the link carried) and its status.
+    resource_id = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=32, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+    # What the event did here, in a few words ("returned", "unknown submission", ...).
+    outcome = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "event_id"], name="one_webhook_event_per_id"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.provider} {self.event_type} {self.event_id}"

@@ -38,6 +38,11 @@ class AuditAction(models.TextChoices):
     COLLECTION_REGENERATE = "collection.regenerate", _("Model answer discarded and asked again")
     # The panels app's staff action, named here for the same reason.
     PANEL_SETTINGS = "panel.settings", _("Panel settings changed")
+    PANEL_OUTCOME = "panel.outcome", _("Panel participant's batch ended")
+    PANEL_CHECK_VOID = "panel.check_void", _("Attention check set aside as unclear")
+    PANEL_DECISION = "panel.decision", _("Panel submission decided")
+    PANEL_BONUS = "panel.bonus", _("Panel bonus paid")
+    PANEL_STUDY_ACTION = "panel.study_action", _("Panel study changed on the panel")
 
 
 class AuditEvent(models.Model):
