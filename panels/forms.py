@@ -56,8 +56,57 @@ class CharactersForm(forms.Form):
         },
     )
 
-    def __init__(self, *args: Any, study: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, study: Any, offered: Any = None, **kwargs: Any) -> None:
+        """`offered`: the characters to choose from, if not all the study's (a quiz study
+        offers those with a quiz)."""
         super().__init__(*args, **kwargs)
         field = self.fields["characters"]
         assert isinstance(field, forms.ModelMultipleChoiceField)
-        field.queryset = study.characters.order_by("pk")
+        field.queryset = offered if offered is not None else study.characters.order_by("pk")
+
+
+class QuizForm(forms.Form):
+    """One character's quiz: the character (the service decides whether it is theirs to
+    take) and one choice per question shown."""
+
+    character = forms.ModelChoiceField(
+        queryset=Character.objects.all(),
+        widget=forms.HiddenInput,
+        error_messages={
+            "required": _("Quiz: the quiz's character is missing; reload the page."),
+            "invalid_choice": _("Quiz: the quiz's character is missing; reload the page."),
+        },
+    )
+
+    def __init__(self, data: Any, *, character: Any, questions: list) -> None:
+        super().__init__(data, initial={"character": character})
+        self.questions = questions
+        for question in questions:
+            self.fields[f"q{question.pk}"] = forms.TypedChoiceField(
+                choices=[
+                    (str(index), label) for index, label in enumerate(question.choice_labels())
+                ],
+                coerce=int,
+                error_messages={
+                    "required": _("Quiz: please answer every question."),
+                    "invalid_choice": _("Quiz: please answer every question."),
+                },
+            )
+
+    def rows(self) -> list[tuple[int, str, str, list[tuple[str, str, bool]]]]:
+        """Each question as the page shows it: number, field name, prompt, and its
+        choices (value, label, whether it was chosen in the post being shown again)."""
+        shown = []
+        for number, question in enumerate(self.questions, start=1):
+            name = f"q{question.pk}"
+            chosen = self.data.get(name) if self.is_bound else None
+            choices = [
+                (str(index), label, chosen == str(index))
+                for index, label in enumerate(question.choice_labels())
+            ]
+            shown.append((number, name, question.prompt, choices))
+        return shown
+
+    def choices(self) -> dict[int, int]:
+        """Question id to the index chosen (a validated form)."""
+        return {question.pk: self.cleaned_data[f"q{question.pk}"] for question in self.questions}

@@ -1,12 +1,14 @@
 """The panel's door: `/join/<slug>/` takes the participant the panel sends, signs them in
 to their pseudonymous account and sends them to `/join/<slug>/start/` (consent, the
-characters they know, then the rating page); `/join/<slug>/done/` ends their batch. A refused link
+characters they know, their quizzes on a quiz study, then the rating page);
+`/join/<slug>/done/` ends their batch (completion, screen-out or time-out). A refused link
 creates nothing and says why on a page the participant can show the panel's support."""
 
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.decorators import login_required
@@ -18,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
+from annotation.models import QualificationStatus
 from common.forms import REFUSED, attempt
 from common.typing import AuthenticatedRequest
 
@@ -74,7 +77,11 @@ def _own(request: AuthenticatedRequest, slug: str) -> tuple[PanelStudy, Particip
     return panel, participant
 
 
-Step = tuple[str, "forms.ConsentForm | forms.CharactersForm", Callable[[dict[str, Any]], Any]]
+Step = tuple[
+    str,
+    "forms.ConsentForm | forms.CharactersForm | forms.QuizForm",
+    Callable[[dict[str, Any]], Any],
+]
 
 
 def _step(
@@ -89,37 +96,85 @@ def _step(
             forms.ConsentForm(data),
             lambda cleaned: services.participant_consent(participant=participant),
         )
-    if not selectors.participant_admitted(participant):
+    if selectors.participant_admitted(participant):
+        return None
+    if panel.quiz:
+        return _quiz_step(data, panel, participant)
+    return (
+        "characters",
+        forms.CharactersForm(data, study=panel.study),
+        lambda cleaned: services.participant_admit(
+            participant=participant, characters=cleaned["characters"]
+        ),
+    )
+
+
+def _quiz_step(data: Any, panel: PanelStudy, participant: Participant) -> Step | None:
+    """On a quiz study: the characters (those with a quiz), then one quiz per character
+    chosen. None once every quiz is taken (the screening is then settled)."""
+    if not selectors.screening_of(participant):
         return (
             "characters",
-            forms.CharactersForm(data, study=panel.study),
-            lambda cleaned: services.participant_admit(
+            forms.CharactersForm(data, study=panel.study, offered=services.quiz_characters(panel)),
+            lambda cleaned: services.participant_characters_choose(
                 participant=participant, characters=cleaned["characters"]
             ),
         )
-    return None
+    quiz = services.quiz_next(participant)
+    if quiz is None:
+        return None
+    character, questions = quiz
+    form = forms.QuizForm(data, character=character, questions=questions)
+    return (
+        "quiz",
+        form,
+        lambda cleaned: services.participant_quiz_submit(
+            participant=participant, character=cleaned["character"], choices=form.choices()
+        ),
+    )
+
+
+def _settled(participant: Participant) -> Participant:
+    """A quiz study's participant whose quizzes are all taken, admitted or screened out
+    (normally done by their last quiz; here when it was taken on another page)."""
+    if selectors.participant_admitted(participant):
+        return participant
+    return services.participant_screening_settle(participant=participant)
+
+
+def _quiz_outcome(result: Any) -> str:
+    name = result.character.name_zh
+    if result.status in (QualificationStatus.PASSED, QualificationStatus.APPROVED):
+        return _("Quiz for %(name)s passed.") % {"name": name}
+    return _("Quiz for %(name)s not passed.") % {"name": name}
 
 
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
 def start(request: AuthenticatedRequest, slug: str) -> HttpResponse:
-    """The participant's way in: consent, the characters they know, the instructions and
-    the button to the rating page. Each post is one step; a refused one is shown again."""
+    """The participant's way in: consent, the characters they know (on a quiz study, one
+    quiz per character chosen), the instructions and the button to the rating page. Each
+    post is one step; a refused one is shown again."""
     panel, participant = _own(request, slug)
     if participant.state != ParticipantState.STARTED or timezone.now() >= participant.deadline:
         return redirect("panel-done", slug=slug)
     context: dict[str, Any] = {"panel": panel, "participant": participant}
-    if panel.quiz:
-        return render(request, "panels/start.html", {**context, "step": "quiz"})
     current = _step(request, panel, participant)
     if current is None:
+        if panel.quiz:
+            participant = _settled(participant)
+            if participant.state != ParticipantState.STARTED:
+                return redirect("panel-done", slug=slug)
+            context["rated_characters"] = selectors.rated_characters(participant)
         return render(request, "panels/start.html", {**context, "step": "ready"})
     step, form, change = current
     context.update(step=step, form=form, chosen=request.POST.getlist("characters"))
     if request.method == "POST" and request.POST.get("step") == step:
-        error, _result = attempt(form, change)
+        error, result = attempt(form, change)
         if error is None:
+            if step == "quiz":
+                messages.info(request, _quiz_outcome(result))
             return redirect("panel-start", slug=slug)
         return render(request, "panels/start.html", {**context, "error": error}, status=REFUSED)
     return render(request, "panels/start.html", context)
@@ -141,7 +196,7 @@ def done(request: AuthenticatedRequest, slug: str) -> HttpResponse:
             if timezone.now() >= participant.deadline:
                 participant = services.participant_time_out(participant=participant)
             else:
-                status, message = 409, refusal.message
+                participant, status, message = _ran_out(participant, refusal)
     return render(
         request,
         "panels/done.html",
@@ -150,6 +205,19 @@ def done(request: AuthenticatedRequest, slug: str) -> HttpResponse:
             "participant": participant,
             "message": message,
             "completion_link": services.completion_link(participant),
+            "ran_out": participant.state == ParticipantState.SCREENED_OUT
+            and selectors.ran_out_of_items(participant),
         },
         status=status,
     )
+
+
+def _ran_out(
+    participant: Participant, not_done: services.PanelError
+) -> tuple[Participant, int, str | None]:
+    """Before the batch is full: screened out (paid) when the study has nothing left for
+    them, else how far they are (409), nothing changed."""
+    try:
+        return services.participant_run_out(participant=participant), 200, None
+    except services.PanelError:
+        return participant, 409, not_done.message

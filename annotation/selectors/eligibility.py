@@ -170,11 +170,14 @@ class Available:
     params: list
 
 
-def available_items(user, study: Study, character_ids, now, *, gold: bool = False) -> Available:
+def available_items(
+    user, study: Study, character_ids, now, *, gold: bool = False, counting_leases: bool = True
+) -> Available:
     """Items this annotator could be given now: not leased or judged by them, showing no
     answer they have seen, and (unless gold) with room below the overlap. Written out:
     asked by every plan, and built by the ORM it cost more CPU than the database took to
-    answer it."""
+    answer it. `counting_leases=False`: the room below the overlap is counted from
+    judgments alone, as if others' live leases had lapsed (`any_item_left`)."""
     if not character_ids:
         return Available("1 = 0", [])
     characters = ", ".join(["%s"] * len(character_ids))
@@ -207,7 +210,11 @@ def available_items(user, study: Study, character_ids, now, *, gold: bool = Fals
             f" WHERE a.annotator_id = %s AND d.study_id = %s AND d.kind = {diversity}))"
         )
         params += [user.pk, study.pk]
-        room = _room_below_overlap(study, now)
+        room = (
+            _room_below_overlap(study, now)
+            if counting_leases
+            else Available("i.judgment_count < %s", [study.overlap])
+        )
         where.append(room.where)
         params += room.params
     return Available(" AND ".join(f"({condition})" for condition in where), params)
@@ -226,6 +233,20 @@ def _room_below_overlap(study: Study, now) -> Available:
         " FROM annotation_item f WHERE f.id = a.item_id AND f.study_id = %s))",
         [study.overlap, sql.db_moment(now), study.overlap, study.pk],
     )
+
+
+def any_item_left(user, study: Study, character_ids) -> bool:
+    """Whether any item of `study` for these characters could still be given to this
+    annotator, now or later: one they have not had, showing no answer they have seen,
+    below the overlap in judgments. Items that others hold a live lease on count as left
+    (a lease lapses or is released, and the item comes back); gold items do not (they
+    are given at the study's rate between the others, never to fill a batch). Caps and
+    the study's status are not asked: the caller knows what it waits for."""
+    available = available_items(user, study, character_ids, timezone.now(), counting_leases=False)
+    found = sql.first_row(
+        f"SELECT 1 FROM annotation_item i WHERE {available.where} LIMIT 1", available.params
+    )
+    return found is not None
 
 
 def items_full(item_ids, study: Study, now) -> set[int]:

@@ -44,7 +44,8 @@ def participant_admit(*, participant: Participant, characters) -> Participant:
     locked = _locked(participant)
     panel = locked.panel_study
     if panel.quiz:
-        raise PanelError("quiz", _("This study's quiz path is not available yet."))
+        # Its participants are admitted by their quizzes (`screening`), not by choosing.
+        raise PanelError("quiz", _("On this study, characters are admitted by their quiz."))
     if locked.state != ParticipantState.STARTED:
         raise PanelError("finished", _("Your part of this study is over."))
     if timezone.now() >= locked.deadline:

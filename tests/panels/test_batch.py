@@ -177,13 +177,12 @@ def test_a_completion_code_requested_before_the_last_item_is_refused(client, pan
     assert (participant.state, participant.code) == (ParticipantState.STARTED, "")
 
 
-def test_a_quiz_study_says_its_path_is_not_available_yet(client, study, luffy):
+def test_a_quiz_study_admits_no_one_by_choosing_characters_alone(client, study, luffy):
+    """Its path is the quiz (tests/panels/test_quiz.py)."""
     panel = make_panel_study(study, quiz=True)
     join(client, panel)
     page = client.get(start_url(panel))
-    assert page.status_code == 200
-    assert b"quiz path is not available yet" in page.content
-    assert b'name="agree"' not in page.content
+    assert page.status_code == 200 and b'name="agree"' in page.content
     participant = Participant.objects.get()
     services.participant_consent(participant=participant)
     with pytest.raises(services.PanelError) as refused:
