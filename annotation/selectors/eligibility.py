@@ -176,8 +176,7 @@ def available_items(
     """Items this annotator could be given now: not leased or judged by them, showing no
     answer they have seen, and (unless gold) with room below the overlap. Written out:
     asked by every plan, and built by the ORM it cost more CPU than the database took to
-    answer it. `counting_leases=False`: the room below the overlap is counted from
-    judgments alone, as if others' live leases had lapsed (`any_item_left`)."""
+    answer it. `counting_leases=False`: room counted in judgments only (`any_item_left`)."""
     if not character_ids:
         return Available("1 = 0", [])
     characters = ", ".join(["%s"] * len(character_ids))
@@ -210,11 +209,8 @@ def available_items(
             f" WHERE a.annotator_id = %s AND d.study_id = %s AND d.kind = {diversity}))"
         )
         params += [user.pk, study.pk]
-        room = (
-            _room_below_overlap(study, now)
-            if counting_leases
-            else Available("i.judgment_count < %s", [study.overlap])
-        )
+        in_judgments = Available("i.judgment_count < %s", [study.overlap])
+        room = _room_below_overlap(study, now) if counting_leases else in_judgments
         where.append(room.where)
         params += room.params
     return Available(" AND ".join(f"({condition})" for condition in where), params)
@@ -236,12 +232,10 @@ def _room_below_overlap(study: Study, now) -> Available:
 
 
 def any_item_left(user, study: Study, character_ids) -> bool:
-    """Whether any item of `study` for these characters could still be given to this
-    annotator, now or later: one they have not had, showing no answer they have seen,
-    below the overlap in judgments. Items that others hold a live lease on count as left
-    (a lease lapses or is released, and the item comes back); gold items do not (they
-    are given at the study's rate between the others, never to fill a batch). Caps and
-    the study's status are not asked: the caller knows what it waits for."""
+    """Whether an item of `study` for these characters could still come to this annotator:
+    one they have not had, showing no answer they have seen, below the overlap in
+    judgments. Items others hold a live lease on count (a lease lapses, and the item comes
+    back); gold items do not (given at the study's rate, never to fill a batch)."""
     available = available_items(user, study, character_ids, timezone.now(), counting_leases=False)
     found = sql.first_row(
         f"SELECT 1 FROM annotation_item i WHERE {available.where} LIMIT 1", available.params

@@ -19,7 +19,7 @@ from dialogues.models import Character
 
 from .. import selectors
 from ..models import PanelStudy, Participant, ParticipantState
-from .batch import _locked, judgments_given
+from .batch import judgments_given
 from .errors import PanelError
 
 QUIZ_ADMIT_NOTE = "panel participant: quiz passed at the one attempt (the study's panel settings)"
@@ -29,6 +29,14 @@ SCREENED_OUT_BY_QUIZ = "screen-out: no chosen character's quiz passed"
 SCREENED_OUT_NO_ITEMS = (
     "screen-out: the study ran out of items for the participant (%d of %d rated)"
 )
+
+
+def _locked(participant: Participant) -> Participant:
+    return (
+        Participant.objects.select_for_update()
+        .select_related("user", "panel_study__study")
+        .get(pk=participant.pk)
+    )
 
 
 def quiz_characters(panel_study: PanelStudy):

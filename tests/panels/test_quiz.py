@@ -141,6 +141,17 @@ def test_only_the_studys_characters_with_a_quiz_are_offered(client, panel, luffy
     assert not Qualification.objects.exists()
 
 
+def test_a_quiz_study_without_any_quiz_says_so_instead_of_offering_nothing(
+    client, panel, luffy, natsume
+):
+    ScreeningQuestion.objects.update(active=False)
+    join(client, panel)
+    client.post(start_url(panel), {"step": "consent", "agree": "yes"})
+    page = client.get(start_url(panel)).content.decode()
+    assert 'data-testid="panel-no-quiz"' in page
+    assert f'value="{luffy.pk}"' not in page
+
+
 def test_failing_every_quiz_ends_with_the_screen_out_code_and_link(client, panel, luffy, natsume):
     participant = chose(client, panel, luffy, natsume)
     client.post(start_url(panel), quiz_post(participant, luffy, right=False))
