@@ -16,6 +16,7 @@ urlpatterns = [
     path("favicon.ico", views.favicon, name="favicon"),
     path("", include("annotation.urls")),
     path("staff/collection/", include("collection.urls")),
+    path("staff/panels/", include("panels.staff_urls")),
     path("staff/", include("annotation.staff_urls")),
     path("write/", include("writing.urls")),
     path("join/", include("panels.urls")),

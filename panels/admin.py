@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from . import services
+from . import selectors, services
 from .forms import PanelStudyForm
 from .models import PanelStudy, Participant
 
@@ -28,13 +28,14 @@ class PanelStudyAdmin(admin.ModelAdmin):
 @admin.register(Participant)
 class ParticipantAdmin(admin.ModelAdmin):
     """Participants by state and code. The panel id is for paying people through the
-    panel: only superusers (who pay) see it or find people by it."""
+    panel: only those who pay (superusers, or the permission to pay participants) see it
+    or find people by it."""
 
     list_display = ["user", "panel_study", "state", "code", "started_at", "finished_at"]
     list_filter = ["panel_study", "state"]
 
     def _pays(self, request) -> bool:
-        return bool(request.user.is_superuser)
+        return selectors.pays_participants(request.user)
 
     def get_list_display(self, request):
         if self._pays(request):

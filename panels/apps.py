@@ -9,9 +9,17 @@ class PanelsConfig(AppConfig):
 
     def ready(self):
         from common.destinations import destination_add
+        from common.sections import section_add
 
         from .destinations import work_done, work_stop
+        from .selectors import panel_study_of_page
 
         # The rating page (annotation) ends a participant's batch on the panel's pages.
         destination_add("work-stop", work_stop)
         destination_add("work-done", work_done)
+        # A study's staff dashboard leads to its panel's dashboard, when it has a panel.
+        section_add(
+            "staff-study",
+            template="panels/_staff_study_section.html",
+            context=lambda request: {"panel": panel_study_of_page(request)},
+        )

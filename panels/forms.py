@@ -11,11 +11,19 @@ from dialogues.models import Character
 from . import services
 from .models import PanelStudy
 
+# Settings the admin's form may leave empty: the service's defaults apply.
+OPTIONAL = ("reward_minor_units", "currency")
+
 
 class PanelStudyForm(forms.ModelForm):
     class Meta:
         model = PanelStudy
         fields = ["study", *services.SETTINGS]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in OPTIONAL:
+            self.fields[name].required = False
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -27,6 +35,10 @@ class PanelStudyForm(forms.ModelForm):
             else {}
         )
         wanted = {name: cleaned.get(name) for name in services.SETTINGS if name in cleaned}
+        # Left empty, the reward and currency keep what they are (or their defaults).
+        for name in OPTIONAL:
+            if wanted.get(name) in (None, ""):
+                wanted.pop(name, None)
         # A blank optional code arrives as "", the service's "not given" for a new study.
         try:
             cleaned.update(services.settings_check(current, wanted))

@@ -135,6 +135,9 @@ class Participant(models.Model):
 
     class Meta:
         verbose_name = _("panel participant")
+        # Panel ids and payments are for the people who pay participants through the
+        # panel (superusers, and staff given this permission), not for every manager.
+        permissions = [("pay_participants", _("Can see panel ids and pay panel participants"))]
         constraints = [
             models.UniqueConstraint(
                 fields=["panel_study", "pid_hash"], name="one_participant_per_panel_id"

@@ -25,9 +25,24 @@ SETTINGS = (
     "places",
     "quiz",
     "is_open",
+    "reward_minor_units",
+    "currency",
+    "prolific_study_id",
 )
 # What a new panel study gets when a setting is not given; the rest must be given.
-DEFAULTS = {"failed_checks_code": "", "minutes": 60, "places": 0, "quiz": False, "is_open": False}
+DEFAULTS = {
+    "failed_checks_code": "",
+    "minutes": 60,
+    "places": 0,
+    "quiz": False,
+    "is_open": False,
+    "reward_minor_units": 0,
+    "currency": "GBP",
+    "prolific_study_id": "",
+}
+# Currencies the panels in use pay in (Prolific: GBP and USD; Credamo and WJX: CNY), each
+# with two decimal places, so that a reward in minor units reads as money everywhere.
+CURRENCIES = ("GBP", "USD", "EUR", "CNY")
 REQUIRED = ("provider", "completion_code", "screen_out_code", "items_per_participant")
 
 # Codes and ids travel in URLs and are typed by people on the panel's side: a short,
@@ -71,6 +86,16 @@ def _whole(value, setting: str, name: str, *, least: int, most: int | None = Non
 def _flag(value, setting: str) -> bool:
     if not isinstance(value, bool):
         _refuse(setting, _("The setting %(name)s is yes or no.") % {"name": setting})
+    return value
+
+
+def _currency(value) -> str:
+    if value not in CURRENCIES:
+        _refuse(
+            "currency",
+            _("The currency must be one of %(currencies)s.")
+            % {"currencies": ", ".join(CURRENCIES)},
+        )
     return value
 
 
@@ -171,6 +196,20 @@ def settings_check(current: dict, changes: dict) -> dict:
         "places": _whole(merged["places"], "places", _("number of places"), least=0),
         "quiz": _flag(merged["quiz"], "quiz"),
         "is_open": _flag(merged["is_open"], "is_open"),
+        "reward_minor_units": _whole(
+            merged["reward_minor_units"],
+            "reward_minor_units",
+            _("reward per participant"),
+            least=0,
+            most=100_000,
+        ),
+        "currency": _currency(merged["currency"]),
+        "prolific_study_id": _code(
+            merged["prolific_study_id"],
+            "prolific_study_id",
+            _("Prolific study id"),
+            optional=True,
+        ),
     }
     codes = [checked["completion_code"], checked["screen_out_code"]]
     codes += [checked["failed_checks_code"]] if checked["failed_checks_code"] else []

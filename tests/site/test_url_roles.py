@@ -110,6 +110,9 @@ ROLE_OF = {
     "write-staff-run": MANAGER,
     "write-staff-task": MANAGER,
     "staff-audit": MANAGER,
+    # The panel's dashboard; its payment file asks further for the permission to pay.
+    "staff-panel": MANAGER,
+    "staff-panel-payments": MANAGER,
     # Admins: model endpoints with their keys' names.
     "collection-runs": ADMIN,
     "collection-run": ADMIN,

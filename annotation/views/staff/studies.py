@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from common.forms import attempt, submit
 from common.roles import study_manager_required
+from common.sections import sections_of
 from common.typing import AuthenticatedRequest
 
 from ... import selectors, services
@@ -43,7 +44,8 @@ def _dashboard_context(study: Study) -> dict[str, Any]:
 @require_GET
 def study_dashboard(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     study = get_object_or_404(Study, slug=slug)
-    return render(request, "staff/study.html", _dashboard_context(study))
+    context = _dashboard_context(study) | {"sections": sections_of("staff-study", request)}
+    return render(request, "staff/study.html", context)
 
 
 @study_manager_required

@@ -1,13 +1,13 @@
-from urllib.parse import urlencode
+import re
+from decimal import Decimal
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.urls import reverse
 
 from annotation.models import Study
 from common.parsing import whole_number
 from panels import services
 from panels.models import Provider
+from panels.selectors import join_link
 
 # Each setting by the option that sets it, so that a refusal names what to retype.
 OPTION_OF = {
@@ -22,6 +22,9 @@ OPTION_OF = {
     "places": "--places",
     "quiz": "--quiz",
     "is_open": "--open",
+    "reward_minor_units": "--reward",
+    "currency": "--currency",
+    "prolific_study_id": "--prolific-study-id",
 }
 NUMBERS = {"items": "items_per_participant", "minutes": "minutes", "places": "places"}
 TEXTS = {
@@ -31,17 +34,11 @@ TEXTS = {
     "completion_code": "completion_code",
     "screen_out_code": "screen_out_code",
     "failed_checks_code": "failed_checks_code",
+    "currency": "currency",
+    "prolific_study_id": "prolific_study_id",
 }
-
-
-def join_link(panel) -> str:
-    """The link staff paste into the panel, with the panel's own placeholders."""
-    base = settings.SITE_URL.rstrip("/") + reverse("panel-join", args=[panel.study.slug])
-    if panel.provider == Provider.PROLIFIC:
-        # Prolific fills in {{%NAME%}}; the braces must reach it as they are.
-        names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
-        return base + "?" + "&".join(f"{name}={{{{%{name}%}}}}" for name in names)
-    return base + "?" + urlencode({panel.id_parameter: ""})
+# A reward is typed as money ("2.50"); the panel study keeps it in minor units (250).
+REWARD = re.compile(r"\d{1,4}(\.\d{1,2})?")
 
 
 class Command(BaseCommand):
@@ -66,6 +63,13 @@ class Command(BaseCommand):
         parser.add_argument("--items", help="items per participant")
         parser.add_argument("--minutes", help="time limit per participant (default 60)")
         parser.add_argument("--places", help="most participants at once; 0 for no limit")
+        parser.add_argument(
+            "--reward", help="what the panel pays a participant who completes, e.g. 2.50"
+        )
+        parser.add_argument("--currency", help="the reward's currency: GBP, USD, EUR or CNY")
+        parser.add_argument(
+            "--prolific-study-id", help="Prolific: the study's id there, for its API"
+        )
         quiz = parser.add_mutually_exclusive_group()
         quiz.add_argument("--quiz", dest="quiz", action="store_true", default=None)
         quiz.add_argument(
@@ -88,12 +92,19 @@ class Command(BaseCommand):
         for option, setting in TEXTS.items():
             if options[option] is not None:
                 changes[setting] = options[option].strip()
+        if "currency" in changes:
+            changes["currency"] = changes["currency"].upper()
         for option, setting in NUMBERS.items():
             if options[option] is not None:
                 number = whole_number(options[option].strip())
                 if number is None:
                     raise CommandError(f"--{option}: a whole number is needed")
                 changes[setting] = number
+        if options["reward"] is not None:
+            reward = options["reward"].strip()
+            if not REWARD.fullmatch(reward):
+                raise CommandError("--reward: an amount such as 2.50 is needed")
+            changes["reward_minor_units"] = int(Decimal(reward) * 100)
         for setting in ("quiz", "is_open"):
             if options[setting] is not None:
                 changes[setting] = options[setting]
