@@ -11,13 +11,17 @@ from .batch import (
     participant_consent,
     participant_time_out,
 )
+from .checks import check_answer, check_void
 from .configuration import SETTINGS, completion_template_check, panel_configure, settings_check
 from .errors import PanelError
 from .participants import completion_link, participant_join, pid_hash
+from .review import participant_review_refresh
 
 __all__ = [
     "SETTINGS",
     "PanelError",
+    "check_answer",
+    "check_void",
     "completion_link",
     "completion_template_check",
     "judgments_given",
@@ -26,6 +30,7 @@ __all__ = [
     "participant_complete",
     "participant_consent",
     "participant_join",
+    "participant_review_refresh",
     "participant_time_out",
     "pid_hash",
     "settings_check",

@@ -22,6 +22,7 @@ OPTION_OF = {
     "places": "--places",
     "quiz": "--quiz",
     "is_open": "--open",
+    "check_positions": "--checks",
 }
 NUMBERS = {"items": "items_per_participant", "minutes": "minutes", "places": "places"}
 TEXTS = {
@@ -66,6 +67,10 @@ class Command(BaseCommand):
         parser.add_argument("--items", help="items per participant")
         parser.add_argument("--minutes", help="time limit per participant (default 60)")
         parser.add_argument("--places", help="most participants at once; 0 for no limit")
+        parser.add_argument(
+            "--checks",
+            help="after which items an attention check is shown, e.g. 3,8 ('' for none)",
+        )
         quiz = parser.add_mutually_exclusive_group()
         quiz.add_argument("--quiz", dest="quiz", action="store_true", default=None)
         quiz.add_argument(
@@ -94,6 +99,12 @@ class Command(BaseCommand):
                 if number is None:
                     raise CommandError(f"--{option}: a whole number is needed")
                 changes[setting] = number
+        if options["checks"] is not None:
+            raw = options["checks"].strip()
+            positions = [whole_number(part.strip()) for part in raw.split(",")] if raw else []
+            if None in positions:
+                raise CommandError("--checks: whole numbers separated by commas are needed")
+            changes["check_positions"] = positions
         for setting in ("quiz", "is_open"):
             if options[setting] is not None:
                 changes[setting] = options[setting]
