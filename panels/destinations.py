@@ -9,18 +9,19 @@ from .selectors import batch_of
 
 def work_stop(user) -> str | None:
     """Before a new item: a participant whose batch is over or whose time is up goes to
-    their own end page, which settles it."""
+    their own end page, which settles it; one who owes an attention check, to the check."""
     batch = batch_of(user)
     if batch is None:
         return None
-    state, late, slug = batch
-    if state != ParticipantState.STARTED or late:
-        return reverse("panel-done", args=[slug])
+    if batch.state != ParticipantState.STARTED or batch.late:
+        return reverse("panel-done", args=[batch.slug])
+    if batch.check_due:
+        return reverse("panel-check", args=[batch.slug])
     return None
 
 
 def work_done(user) -> str | None:
-    """Nothing left to rate: a participant's end is their own page (the code, or how many
-    items are still owed)."""
+    """Nothing left to rate: a participant's end is their own page (the code, the check
+    still owed, or how many items are still owed)."""
     batch = batch_of(user)
-    return None if batch is None else reverse("panel-done", args=[batch[2]])
+    return None if batch is None else reverse("panel-done", args=[batch.slug])

@@ -6,16 +6,46 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from common.parsing import whole_number
 from dialogues.models import Character
 
-from . import services
+from . import checks, services
 from .models import PanelStudy
 
 # Settings the admin's form may leave empty: the service's defaults apply.
 OPTIONAL = ("reward_minor_units", "currency")
 
 
+class PositionsField(forms.CharField):
+    """Item counts typed as "3, 8" (the list the service checks); empty for none."""
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            return ", ".join(str(position) for position in value)
+        return value
+
+    def to_python(self, value: Any) -> Any:
+        text = super().to_python(value) or ""
+        if not text.strip():
+            return []
+        positions = [whole_number(part.strip()) for part in text.split(",")]
+        if None in positions:
+            raise forms.ValidationError(
+                _("Attention checks: whole numbers separated by commas, such as 3, 8.")
+            )
+        return positions
+
+
 class PanelStudyForm(forms.ModelForm):
+    check_positions = PositionsField(
+        label=_("attention checks after items"),
+        required=False,
+        help_text=_(
+            "After which items a participant answers an attention check, such as 3, 8; "
+            "empty for none. Checks need a failed-checks code."
+        ),
+    )
+
     class Meta:
         model = PanelStudy
         fields = ["study", *services.SETTINGS]
@@ -122,3 +152,33 @@ class QuizForm(forms.Form):
     def choices(self) -> dict[int, int]:
         """Question id to the index chosen (a validated form)."""
         return {question.pk: self.cleaned_data[f"q{question.pk}"] for question in self.questions}
+
+
+class CheckVoidForm(forms.Form):
+    """Staff set aside a check they find unclear (the service checks the key again)."""
+
+    check = forms.ChoiceField(
+        label=_("Attention check"),
+        choices=[(check.key, f"{check.key}: {check.en}") for check in checks.BANK],
+    )
+    reason = forms.CharField(
+        label=_("Why it is unclear (kept in the audit trail)"),
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        error_messages={"required": _("Please say why the check is unclear.")},
+    )
+
+
+# One message for every malformed field of the check's form: they are hidden fields the
+# page fills in, so only a forged or broken post gets it.
+_NOT_RECORDED = _("Please choose one of the answers shown. Nothing was recorded.")
+
+
+class CheckAnswerForm(forms.Form):
+    position = forms.IntegerField(min_value=1, max_value=10_000)
+    check = forms.CharField(max_length=40)
+    choice = forms.CharField(max_length=40)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            field.error_messages = {key: _NOT_RECORDED for key in field.error_messages}

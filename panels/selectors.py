@@ -2,17 +2,22 @@
 
 import statistics
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from annotation.models import FlagKind, Judgment, QualityFlag
+
+from . import checks
 from .models import (
     GONE_STATES,
     PAID_STATES,
+    CheckAnswer,
     PanelStudy,
     Participant,
     ParticipantState,
@@ -147,21 +152,158 @@ def ran_out_of_items(participant: Participant) -> bool:
 PANEL_ACCOUNT_PREFIX = "panel-"
 
 
-def batch_of(user) -> tuple[str, bool, str] | None:
-    """For a panel participant: their state, whether their deadline has passed, and their
-    study's slug; None for anyone else. At most one read by the user's key, and none for
-    an account that is not a participant's (the annotators of the hot loop)."""
+class Batch(NamedTuple):
+    """Where a participant's batch stands, as the rating page needs it."""
+
+    state: str
+    late: bool  # their deadline has passed
+    slug: str  # their study's
+    check_due: bool  # an attention check is owed before another item
+
+
+def _judgments_in_study(user_id, study_id):
+    return Judgment.objects.filter(annotator_id=user_id, study_id=study_id)
+
+
+def _check_answers(participant_id):
+    return CheckAnswer.objects.filter(participant_id=participant_id)
+
+
+def batch_of(user) -> Batch | None:
+    """For a panel participant: their state, whether their deadline has passed, their
+    study's slug and whether they owe an attention check; None for anyone else. At most
+    one read by the user's key (the counts behind the checks are subqueries of it), and
+    none for an account that is not a participant's (the annotators of the hot loop)."""
     if not user.username.startswith(PANEL_ACCOUNT_PREFIX):
         return None
+    rated = (
+        _judgments_in_study(OuterRef("user_id"), OuterRef("panel_study__study_id"))
+        .order_by()
+        .values("annotator_id")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    answered = (
+        _check_answers(OuterRef("pk"))
+        .order_by()
+        .values("participant_id")
+        .annotate(last=Max("position"))
+        .values("last")
+    )
     found = (
         Participant.objects.filter(user_id=user.pk)
-        .values_list("state", "deadline", "panel_study__study__slug")
+        .annotate(rated=Subquery(rated), answered=Subquery(answered))
+        .values_list(
+            "pk",
+            "state",
+            "deadline",
+            "panel_study__study__slug",
+            "panel_study__check_positions",
+            "panel_study__voided_checks",
+            "rated",
+            "answered",
+        )
         .first()
     )
     if found is None:
         return None
-    state, deadline, slug = found
-    return state, timezone.now() >= deadline, slug
+    pk, state, deadline, slug, positions, voided, rated_count, last = found
+    due = _check_due(pk, positions, voided, rated=rated_count or 0, answered_up_to=last or 0)
+    return Batch(state, timezone.now() >= deadline, slug, due is not None)
+
+
+def _check_due(
+    participant_id: int, positions, voided, *, rated: int, answered_up_to: int
+) -> tuple[int, checks.Check] | None:
+    position = checks.due_position(positions or [], rated=rated, answered_up_to=answered_up_to)
+    if position is None:
+        return None
+    check = checks.check_shown(
+        participant_id=participant_id, position=position, positions=positions, voided=voided
+    )
+    return None if check is None else (position, check)
+
+
+def check_owed(participant: Participant) -> tuple[int, checks.Check] | None:
+    """The attention check the participant must answer before another item or their
+    code, with its position (the number of items rated before it); None if none is owed."""
+    panel = participant.panel_study
+    if not panel.check_positions:
+        return None
+    rated = _judgments_in_study(participant.user_id, panel.study_id).count()
+    last = _check_answers(participant.pk).aggregate(last=Max("position"))["last"]
+    return _check_due(
+        participant.pk,
+        panel.check_positions,
+        panel.voided_checks,
+        rated=rated,
+        answered_up_to=last or 0,
+    )
+
+
+def checks_failed(participant: Participant) -> int:
+    """The participant's failed checks that count: those staff did not set aside."""
+    return (
+        CheckAnswer.objects.filter(participant=participant, passed=False)
+        .exclude(check_key__in=participant.panel_study.voided_checks)
+        .count()
+    )
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """How one check of the bank fared in a study: answers given, failed, and whether
+    staff set it aside as unclear."""
+
+    key: str
+    shown: int
+    failed: int
+    voided: bool
+
+
+def check_results(panel_study: PanelStudy) -> dict[str, CheckResult]:
+    """Every check of the bank (and any other key answered in the study), by key, in the
+    bank's order: how often it was answered and failed, and whether it is voided."""
+    counts = {
+        key: (shown, failed)
+        for key, shown, failed in CheckAnswer.objects.filter(participant__panel_study=panel_study)
+        .order_by()
+        .values("check_key")
+        .annotate(shown=Count("pk"), failed=Count("pk", filter=Q(passed=False)))
+        .values_list("check_key", "shown", "failed")
+    }
+    keys = [check.key for check in checks.BANK]
+    keys += sorted(set(counts) - set(keys))
+    voided = set(panel_study.voided_checks)
+    return {key: CheckResult(key, *counts.get(key, (0, 0)), voided=key in voided) for key in keys}
+
+
+# The quality flags that mark a participant's submission for a person to look at; none of
+# them decides pay (only the attention checks do, by the panel's rules).
+REVIEW_KINDS: tuple[str, ...] = (
+    FlagKind.TOO_FAST.value,
+    FlagKind.STRAIGHT_LINING.value,
+    FlagKind.LOW_AGREEMENT.value,
+    FlagKind.FAILED_CHECK.value,
+)
+
+
+def review_reasons_of(participant: Participant) -> dict[str, int]:
+    """{flag kind: how many} of the participant's flags in their study, resolved or not:
+    what a reviewer should look at (whether it was looked at is the participant's
+    decision)."""
+    counts = dict(
+        QualityFlag.objects.filter(
+            annotator_id=participant.user_id,
+            study_id=participant.panel_study.study_id,
+            kind__in=REVIEW_KINDS,
+        )
+        .order_by()
+        .values("kind")
+        .annotate(count=Count("pk"))
+        .values_list("kind", "count")
+    )
+    return {kind: counts[kind] for kind in REVIEW_KINDS if counts.get(kind)}
 
 
 # --- The staff dashboard of a panel study -------------------------------------------------

@@ -6,4 +6,5 @@ urlpatterns = [
     path("<slug:slug>/", views.join, name="panel-join"),
     path("<slug:slug>/start/", views.start, name="panel-start"),
     path("<slug:slug>/done/", views.done, name="panel-done"),
+    path("<slug:slug>/check/", views.check, name="panel-check"),
 ]

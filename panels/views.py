@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.module_loading import import_string
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
@@ -195,6 +196,8 @@ def done(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         except services.PanelError as refusal:
             if timezone.now() >= participant.deadline:
                 participant = services.participant_time_out(participant=participant)
+            elif refusal.code == "check_owed":
+                return redirect("panel-check", slug=slug)
             else:
                 participant, status, message = _ran_out(participant, refusal)
     return render(
@@ -221,3 +224,44 @@ def _ran_out(
         return services.participant_run_out(participant=participant), 200, None
     except services.PanelError:
         return participant, 409, not_done.message
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def check(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    """The attention check the participant owes (the rating page sends them here): one
+    question, then back to the rating page, or to their end page once the checks they
+    failed end the batch. A post is recorded once; a refused one shows the check again."""
+    panel, participant = _own(request, slug)
+    if participant.state != ParticipantState.STARTED or timezone.now() >= participant.deadline:
+        return redirect("panel-done", slug=slug)
+    error = None
+    if request.method == "POST":
+        form = forms.CheckAnswerForm(request.POST)
+        error, answered = attempt(
+            form,
+            lambda cleaned: services.check_answer(
+                participant=participant,
+                position=cleaned["position"],
+                check_key=cleaned["check"],
+                chosen=cleaned["choice"],
+            ),
+        )
+        if error is None:
+            ended = answered.state != ParticipantState.STARTED
+            return redirect("panel-done", slug=slug) if ended else redirect("annotate")
+    owed = selectors.check_owed(participant)
+    if owed is None:
+        return redirect("annotate")
+    position, question = owed
+    language = get_language()
+    context = {
+        "panel": panel,
+        "position": position,
+        "check": question,
+        "prompt": question.prompt(language),
+        "choices": question.labelled_choices(language),
+        "error": error,
+    }
+    return render(request, "panels/check.html", context, status=REFUSED if error else 200)

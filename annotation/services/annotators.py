@@ -47,11 +47,14 @@ def annotator_suspend(*, profile: AnnotatorProfile, actor, reason: str) -> Annot
 def annotator_pause_automatically(*, annotator, study: Study, open_flags: int) -> bool:
     """Suspend an approved annotator whose open quality flags in `study` reached its
     threshold, as staff would, with the figures instead of a reason. False if they
-    were not approved (already suspended, say)."""
+    were not approved (already suspended, say), or rate only their studies' batches
+    (`members_only`, a paid panel's participant): such a batch ends on a page of its own
+    with the code the person is paid by, and a pause midway would leave them with
+    neither items nor code. Their flags stay open for staff to review."""
     locked = (
         AnnotatorProfile.objects.select_for_update()
         .select_related("user")
-        .filter(user=annotator, status=ProfileStatus.APPROVED)
+        .filter(user=annotator, status=ProfileStatus.APPROVED, members_only=False)
         .first()
     )
     if locked is None:

@@ -114,7 +114,8 @@ def _flag(judgment: Judgment, kind: str, figures: dict) -> QualityFlag:
 
 
 def pause_if_flagged(*, annotator, study: Study) -> bool:
-    """Pause the annotator for staff review once their open flags reach the threshold."""
+    """Pause the annotator for staff review once their open flags reach the threshold
+    (never a members-only annotator mid-batch: see `annotator_pause_automatically`)."""
     if not study.pause_after_flags:
         return False
     open_flags = QualityFlag.objects.filter(

@@ -19,6 +19,9 @@ CHANGE_LABELS = {
     "answer_r2": gettext_lazy("round-2 answer"),
     "cap": gettext_lazy("cap"),
     "characters": gettext_lazy("characters"),
+    "check_positions": gettext_lazy("attention checks after items"),
+    "checks_failed": gettext_lazy("attention checks failed"),
+    "code": gettext_lazy("code given"),
     "compared_sources": gettext_lazy("compared sources"),
     "completion_code": gettext_lazy("completion code"),
     "completion_url_template": gettext_lazy("completion URL"),
@@ -35,6 +38,7 @@ CHANGE_LABELS = {
     "items": gettext_lazy("items"),
     "items_generated": gettext_lazy("items generated"),
     "items_per_participant": gettext_lazy("items per participant"),
+    "leases_released": gettext_lazy("leases released"),
     "minutes": gettext_lazy("time limit in minutes"),
     "name": gettext_lazy("name"),
     "note": gettext_lazy("note"),
@@ -58,6 +62,7 @@ CHANGE_LABELS = {
     "state": gettext_lazy("state"),
     "status": gettext_lazy("status"),
     "text": gettext_lazy("text"),
+    "voided_checks": gettext_lazy("attention checks set aside"),
 }
 
 

@@ -11,9 +11,11 @@ from .batch import (
     participant_consent,
     participant_time_out,
 )
+from .checks import check_answer, check_void
 from .configuration import SETTINGS, completion_template_check, panel_configure, settings_check
 from .errors import PanelError
 from .participants import completion_link, participant_join, pid_hash
+from .review import participant_review_refresh
 from .screening import (
     participant_characters_choose,
     participant_quiz_submit,
@@ -26,6 +28,8 @@ from .screening import (
 __all__ = [
     "SETTINGS",
     "PanelError",
+    "check_answer",
+    "check_void",
     "completion_link",
     "completion_template_check",
     "judgments_given",
@@ -36,6 +40,7 @@ __all__ = [
     "participant_consent",
     "participant_join",
     "participant_quiz_submit",
+    "participant_review_refresh",
     "participant_run_out",
     "participant_screening_settle",
     "participant_time_out",

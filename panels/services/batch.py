@@ -10,7 +10,9 @@ from annotation import services as annotation
 from annotation.models import Judgment
 
 from ..models import Participant, ParticipantState
+from ..selectors import check_owed
 from .errors import PanelError
+from .review import participant_review_refresh
 
 ADMIT_NOTE = "panel participant: characters chosen, no quiz (the study's panel settings)"
 
@@ -82,7 +84,8 @@ def participant_admit(*, participant: Participant, characters) -> Participant:
 @transaction.atomic
 def participant_complete(*, participant: Participant) -> Participant:
     """Give the completion code, once: a second call returns the participant with the
-    same code. Refused, changing nothing, before the batch's last judgment."""
+    same code. Refused, changing nothing, before the batch's last judgment or while an
+    attention check is owed."""
     locked = _locked(participant)
     if locked.state == ParticipantState.COMPLETED:
         return locked
@@ -99,10 +102,17 @@ def participant_complete(*, participant: Participant) -> Participant:
             )
             % {"given": given, "wanted": wanted},
         )
+    if check_owed(locked) is not None:
+        raise PanelError(
+            "check_owed",
+            _("One question is still to be answered before your code. Nothing was changed."),
+        )
     locked.state = ParticipantState.COMPLETED
     locked.code = locked.panel_study.completion_code
     locked.finished_at = timezone.now()
     locked.save(update_fields=["state", "code", "finished_at"])
+    # Flags mark the submission for review; they never hold back the code.
+    participant_review_refresh(participant=locked)
     return locked
 
 

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from annotation.models import AuditAction, Study
 from annotation.services import audit
 
+from .. import checks
 from ..models import PROLIFIC_COMPLETION_URL, PROLIFIC_ID_PARAMETER, PanelStudy, Provider
 from .errors import PanelError
 
@@ -28,6 +29,7 @@ SETTINGS = (
     "reward_minor_units",
     "currency",
     "prolific_study_id",
+    "check_positions",
 )
 # What a new panel study gets when a setting is not given; the rest must be given.
 DEFAULTS = {
@@ -39,6 +41,7 @@ DEFAULTS = {
     "reward_minor_units": 0,
     "currency": "GBP",
     "prolific_study_id": "",
+    "check_positions": [],
 }
 # Currencies the panels in use pay in (Prolific: GBP and USD; Credamo and WJX: CNY), each
 # with two decimal places, so that a reward in minor units reads as money everywhere.
@@ -97,6 +100,38 @@ def _currency(value) -> str:
             % {"currencies": ", ".join(CURRENCIES)},
         )
     return value
+
+
+def _positions(value, items: int) -> list[int]:
+    """After which items attention checks come: distinct whole numbers from 1 to the
+    batch's size, smallest first, no more than the bank has checks (nobody sees a check
+    twice)."""
+    setting = "check_positions"
+    if not isinstance(value, list | tuple) or any(
+        isinstance(position, bool) or not isinstance(position, int) for position in value
+    ):
+        _refuse(
+            setting,
+            _("The attention checks are given as whole numbers of items, such as 3, 8."),
+        )
+    positions = list(value)
+    if any(not 1 <= position <= items for position in positions):
+        _refuse(
+            setting,
+            _("Each attention check comes after 1 to %(items)d items (the items per participant).")
+            % {"items": items},
+        )
+    if len(set(positions)) != len(positions):
+        _refuse(setting, _("Each attention check needs its own place; a number is repeated."))
+    if positions != sorted(positions):
+        _refuse(setting, _("List the attention checks in order, smallest first."))
+    if len(positions) > len(checks.BANK):
+        _refuse(
+            setting,
+            _("At most %(most)d attention checks: nobody is shown the same check twice.")
+            % {"most": len(checks.BANK)},
+        )
+    return positions
 
 
 def completion_template_check(template) -> str:
@@ -211,11 +246,20 @@ def settings_check(current: dict, changes: dict) -> dict:
             optional=True,
         ),
     }
+    checked["check_positions"] = _positions(
+        merged["check_positions"], checked["items_per_participant"]
+    )
     codes = [checked["completion_code"], checked["screen_out_code"]]
     codes += [checked["failed_checks_code"]] if checked["failed_checks_code"] else []
     if len(set(codes)) != len(codes):
         # The panel tells outcomes apart by the code alone.
         _refuse("screen_out_code", _("Each outcome needs its own code."))
+    if checked["check_positions"] and not checked["failed_checks_code"]:
+        # Those who fail must be told so by a code of its own, for the panel to act on.
+        _refuse(
+            "failed_checks_code",
+            _("Attention checks need a failed-checks code: give one, or remove the checks."),
+        )
     return checked
 
 

@@ -59,6 +59,7 @@ ROLE_OF = {
     "panel-join": PUBLIC,
     "panel-start": SIGNED_IN,
     "panel-done": SIGNED_IN,
+    "panel-check": SIGNED_IN,
     # Researchers: results, exports, the API.
     "results": RESEARCHER,
     "results-study": RESEARCHER,

@@ -25,6 +25,7 @@ OPTION_OF = {
     "reward_minor_units": "--reward",
     "currency": "--currency",
     "prolific_study_id": "--prolific-study-id",
+    "check_positions": "--checks",
 }
 NUMBERS = {"items": "items_per_participant", "minutes": "minutes", "places": "places"}
 TEXTS = {
@@ -70,6 +71,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--prolific-study-id", help="Prolific: the study's id there, for its API"
         )
+        parser.add_argument(
+            "--checks",
+            help="after which items an attention check is shown, e.g. 3,8 ('' for none)",
+        )
         quiz = parser.add_mutually_exclusive_group()
         quiz.add_argument("--quiz", dest="quiz", action="store_true", default=None)
         quiz.add_argument(
@@ -105,6 +110,12 @@ class Command(BaseCommand):
             if not REWARD.fullmatch(reward):
                 raise CommandError("--reward: an amount such as 2.50 is needed")
             changes["reward_minor_units"] = int(Decimal(reward) * 100)
+        if options["checks"] is not None:
+            raw = options["checks"].strip()
+            positions = [whole_number(part.strip()) for part in raw.split(",")] if raw else []
+            if None in positions:
+                raise CommandError("--checks: whole numbers separated by commas are needed")
+            changes["check_positions"] = positions
         for setting in ("quiz", "is_open"):
             if options[setting] is not None:
                 changes[setting] = options[setting]
