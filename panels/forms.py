@@ -1,6 +1,7 @@
 """The admin's form of a study's panel settings: the service's own check decides, so the
 admin, the command and any staff page accept and refuse exactly the same settings."""
 
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -10,7 +11,7 @@ from common.parsing import whole_number
 from dialogues.models import Character
 
 from . import checks, services
-from .models import PanelStudy
+from .models import PanelStudy, Participant
 
 # Settings the admin's form may leave empty: the service's defaults apply.
 OPTIONAL = ("reward_minor_units", "currency")
@@ -182,3 +183,112 @@ class CheckAnswerForm(forms.Form):
         super().__init__(*args, **kwargs)
         for field in self.fields.values():
             field.error_messages = {key: _NOT_RECORDED for key in field.error_messages}
+
+
+# --- The staff dashboard's decisions ------------------------------------------------------
+
+
+class ParticipantsField(forms.ModelMultipleChoiceField):
+    """Participants of one panel study, chosen by their checkboxes."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            queryset=Participant.objects.none(),
+            error_messages={
+                "required": _("Choose at least one participant."),
+                "invalid_choice": _("Choose participants of this study only."),
+                "invalid_pk_value": _("Choose participants of this study only."),
+            },
+            **kwargs,
+        )
+
+
+class ApproveForm(forms.Form):
+    participants = ParticipantsField()
+
+    def __init__(self, *args: Any, panel: PanelStudy, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["participants"]
+        assert isinstance(field, forms.ModelMultipleChoiceField)
+        field.queryset = panel.participants.all()
+
+
+class Verdict:
+    REJECT, RETURN, BONUS = "reject", "return", "bonus"
+
+
+class DecisionForm(forms.Form):
+    """One participant's rejection, request to return, or bonus. The reason (and on
+    Prolific the category and its length) and the amount are the service's to check."""
+
+    participant = forms.ModelChoiceField(
+        queryset=Participant.objects.none(),
+        error_messages={
+            "required": _("Choose a participant."),
+            "invalid_choice": _("Choose a participant of this study."),
+        },
+    )
+    verdict = forms.ChoiceField(
+        choices=[
+            (Verdict.REJECT, _("Reject")),
+            (Verdict.RETURN, _("Ask to return")),
+            (Verdict.BONUS, _("Pay a bonus")),
+        ],
+        error_messages={
+            "required": _("Choose what to do."),
+            "invalid_choice": _("Choose what to do."),
+        },
+    )
+    reason = forms.CharField(required=False, strip=True, max_length=2000)
+    category = forms.ChoiceField(required=False, choices=[("", "")])
+    bonus = forms.DecimalField(
+        required=False,
+        min_value=Decimal("0.01"),
+        max_digits=7,
+        decimal_places=2,
+        error_messages={
+            "invalid": _("Bonus: an amount such as 0.50."),
+            "min_value": _("Bonus: an amount such as 0.50."),
+            "max_digits": _("Bonus: an amount such as 0.50."),
+            "max_decimal_places": _("Bonus: an amount such as 0.50."),
+        },
+    )
+
+    def __init__(self, *args: Any, panel: PanelStudy, categories: tuple[str, ...], **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        field = self.fields["participant"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = panel.participants.select_related("user__annotator_profile")
+        field.label_from_instance = lambda participant: participant.user.annotator_profile.pseudonym
+        category = self.fields["category"]
+        assert isinstance(category, forms.ChoiceField)
+        category.choices = [("", "")] + [(name, name) for name in categories]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if cleaned.get("verdict") == Verdict.BONUS and cleaned.get("bonus") is None:
+            self.add_error("bonus", _("Bonus: an amount such as 0.50."))
+        return cleaned
+
+    def bonus_minor_units(self) -> int:
+        return int(self.cleaned_data["bonus"] * 100)
+
+
+class PlacesForm(forms.Form):
+    places = forms.IntegerField(
+        min_value=0,
+        max_value=1_000_000,
+        error_messages={
+            "required": _("Places: a whole number of 0 or more."),
+            "invalid": _("Places: a whole number of 0 or more."),
+            "min_value": _("Places: a whole number of 0 or more."),
+            "max_value": _("Places: a whole number of 0 or more."),
+        },
+    )
+
+
+class OpennessForm(forms.Form):
+    action = forms.ChoiceField(
+        choices=[("pause", "pause"), ("resume", "resume")],
+        error_messages={"required": _("Pause or resume?"), "invalid_choice": _("Pause or resume?")},
+    )

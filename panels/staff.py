@@ -6,16 +6,20 @@ import csv
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import FlagKind
+from common.forms import submit
 from common.roles import study_manager_required
 from common.typing import AuthenticatedRequest
 
-from . import selectors
+from . import forms, selectors, services
 from .models import ParticipantState
 from .money import money
+from .prolific import REJECTION_CATEGORIES
 
 # The payment file's columns: what the panel pays by, and nothing of the research data.
 PAYMENT_COLUMNS = (
@@ -76,6 +80,9 @@ def panel_dashboard(request: AuthenticatedRequest, slug: str) -> HttpResponse:
             "hourly_pay": money(summary.hourly_pay_minor_units, panel.currency),
             "join_link": selectors.join_link(panel),
             "pays": pays,
+            "check_results": list(selectors.check_results(panel).values()),
+            "decision_form": forms.DecisionForm(panel=panel, categories=REJECTION_CATEGORIES),
+            "void_form": forms.CheckVoidForm(),
         },
     )
 
@@ -108,3 +115,119 @@ def panel_payments(request: AuthenticatedRequest, slug: str) -> HttpResponse:
             ]
         )
     return response
+
+
+# --- Decisions ------------------------------------------------------------------------------
+# Approving, rejecting, asking to return and bonuses move money: those who pay decide them.
+# Pausing, places and unclear checks run the study: every study manager may.
+
+
+def _then(panel) -> str:
+    return reverse("staff-panel", args=[panel.study.slug])
+
+
+def _payer(request: AuthenticatedRequest) -> None:
+    if not selectors.pays_participants(request.user):
+        raise PermissionDenied(_("Only those who pay participants may decide on submissions."))
+
+
+@study_manager_required
+@require_POST
+def panel_approve(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    panel = _panel(slug)
+    _payer(request)
+    return submit(
+        request,
+        forms.ApproveForm(request.POST, panel=panel),
+        lambda data: services.submissions_approve(
+            panel_study=panel, participants=list(data["participants"]), actor=request.user
+        ),
+        success=lambda approved: (
+            ngettext(
+                "%(count)d submission approved.", "%(count)d submissions approved.", len(approved)
+            )
+            % {"count": len(approved)}
+        ),
+        then=_then(panel),
+    )
+
+
+@study_manager_required
+@require_POST
+def panel_decide(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    """Reject one participant's submission, ask them to return it, or pay them a bonus."""
+    panel = _panel(slug)
+    _payer(request)
+    form = forms.DecisionForm(request.POST, panel=panel, categories=REJECTION_CATEGORIES)
+
+    def decide(data):
+        participant, verdict = data["participant"], data["verdict"]
+        if verdict == forms.Verdict.REJECT:
+            return services.submission_reject(
+                participant=participant,
+                reason=data["reason"],
+                category=data["category"] or "OTHER",
+                actor=request.user,
+            )
+        if verdict == forms.Verdict.RETURN:
+            return services.submission_return_ask(
+                participant=participant, reason=data["reason"], actor=request.user
+            )
+        return services.bonuses_pay(
+            panel_study=panel,
+            bonuses={participant: form.bonus_minor_units()},
+            actor=request.user,
+        )
+
+    return submit(request, form, decide, success=_("Decision recorded."), then=_then(panel))
+
+
+@study_manager_required
+@require_POST
+def panel_openness(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    panel = _panel(slug)
+
+    def change(data):
+        if data["action"] == "pause":
+            return services.panel_pause(panel_study=panel, actor=request.user)
+        return services.panel_resume(panel_study=panel, actor=request.user)
+
+    return submit(
+        request,
+        forms.OpennessForm(request.POST),
+        change,
+        success=lambda changed: (
+            _("Newcomers are let in again.") if changed.is_open else _("No newcomers now.")
+        ),
+        then=_then(panel),
+    )
+
+
+@study_manager_required
+@require_POST
+def panel_places(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    panel = _panel(slug)
+    return submit(
+        request,
+        forms.PlacesForm(request.POST),
+        lambda data: services.panel_places_set(
+            panel_study=panel, places=data["places"], actor=request.user
+        ),
+        success=_("The places are saved."),
+        then=_then(panel),
+    )
+
+
+@study_manager_required
+@require_POST
+def panel_check_void(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    panel = _panel(slug)
+    return submit(
+        request,
+        forms.CheckVoidForm(request.POST),
+        lambda data: services.check_void(
+            panel_study=panel, check_key=data["check"], reason=data["reason"], actor=request.user
+        ),
+        success=_("The check is set aside: it is no longer shown and its failures do not count."),
+        then=_then(panel) + "#checks",
+    )

@@ -114,6 +114,11 @@ ROLE_OF = {
     # The panel's dashboard; its payment file asks further for the permission to pay.
     "staff-panel": MANAGER,
     "staff-panel-payments": MANAGER,
+    "staff-panel-approve": MANAGER,
+    "staff-panel-decide": MANAGER,
+    "staff-panel-openness": MANAGER,
+    "staff-panel-places": MANAGER,
+    "staff-panel-check-void": MANAGER,
     # Admins: model endpoints with their keys' names.
     "collection-runs": ADMIN,
     "collection-run": ADMIN,
