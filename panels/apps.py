@@ -10,8 +10,12 @@ class PanelsConfig(AppConfig):
     def ready(self):
         from common.destinations import destination_add
 
+        from . import tasks  # noqa: F401  (registered, so common.enqueue can send them by name)
         from .destinations import work_done, work_stop
+        from .return_views import leave_address
 
         # The rating page (annotation) ends a participant's batch on the panel's pages.
         destination_add("work-stop", work_stop)
         destination_add("work-done", work_done)
+        # ... and shows a participant the way to leave the study.
+        destination_add("work-leave", leave_address)

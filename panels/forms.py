@@ -61,3 +61,12 @@ class CharactersForm(forms.Form):
         field = self.fields["characters"]
         assert isinstance(field, forms.ModelMultipleChoiceField)
         field.queryset = study.characters.order_by("pk")
+
+
+class LeaveForm(forms.Form):
+    confirm = forms.BooleanField(
+        required=True,
+        error_messages={
+            "required": _("Press “Yes, leave this study” to leave, or go back to your items.")
+        },
+    )

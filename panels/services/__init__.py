@@ -12,21 +12,43 @@ from .batch import (
     participant_time_out,
 )
 from .configuration import SETTINGS, completion_template_check, panel_configure, settings_check
+from .decisions import (
+    bonuses_pay,
+    panel_pause,
+    panel_places_set,
+    panel_resume,
+    submission_reject,
+    submission_return_ask,
+    submissions_approve,
+)
 from .errors import PanelError
+from .outcomes import participant_return, participant_time_out_now, participants_overdue_time_out
 from .participants import completion_link, participant_join, pid_hash
+from .webhooks import prolific_event_receive
 
 __all__ = [
     "SETTINGS",
     "PanelError",
+    "bonuses_pay",
     "completion_link",
     "completion_template_check",
     "judgments_given",
     "panel_configure",
+    "panel_pause",
+    "panel_places_set",
+    "panel_resume",
     "participant_admit",
     "participant_complete",
     "participant_consent",
     "participant_join",
+    "participant_return",
     "participant_time_out",
+    "participant_time_out_now",
+    "participants_overdue_time_out",
     "pid_hash",
+    "prolific_event_receive",
     "settings_check",
+    "submission_reject",
+    "submission_return_ask",
+    "submissions_approve",
 ]
