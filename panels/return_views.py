@@ -54,10 +54,9 @@ def leave(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         return render(request, "panels/leave.html", {**context, "left": True})
     if participant.state != ParticipantState.STARTED or timezone.now() >= participant.deadline:
         return redirect("panel-done", slug=slug)
-    form = forms.LeaveForm(request.POST or None)
     if request.method == "POST":
         error, _result = attempt(
-            form,
+            forms.LeaveForm(request.POST),
             lambda cleaned: services.participant_return(
                 participant=participant, actor=request.user, source="participant"
             ),
