@@ -217,17 +217,28 @@ def _bonus_amount(amount) -> int:
     return amount
 
 
-def _prolific_study_id(panel_study: PanelStudy, participants: list[Participant]) -> str:
-    """The study's id on Prolific: the panel study's own, else the one every participant's
-    link carried (STUDY_ID)."""
+def _prolific_study_id(panel_study: PanelStudy, participants=None) -> str:
+    """The study's id on Prolific: the panel study's own if staff set it, else the
+    STUDY_ID that the links of its participants (or of `participants`) all carried."""
     if panel_study.prolific_study_id:
         return panel_study.prolific_study_id
-    carried = {participant.prolific_study_id for participant in participants}
+    if participants is None:
+        carried = set(
+            Participant.objects.filter(panel_study=panel_study)
+            .exclude(prolific_study_id="")
+            .values_list("prolific_study_id", flat=True)
+            .distinct()[:2]
+        )
+    else:
+        carried = {participant.prolific_study_id for participant in participants}
     if len(carried) == 1 and "" not in carried:
         return carried.pop()
     raise PanelError(
         "no_prolific_study",
-        _("The Prolific study id of this study is not known; set it in the panel settings."),
+        _(
+            "The Prolific study id of this study is not known: it is not set, and the "
+            "participants' links did not all carry the same STUDY_ID."
+        ),
     )
 
 
@@ -287,15 +298,6 @@ def _locked_panel(panel_study: PanelStudy) -> PanelStudy:
     return PanelStudy.objects.select_for_update().select_related("study").get(pk=panel_study.pk)
 
 
-def _study_id_of(panel: PanelStudy) -> str:
-    if not panel.prolific_study_id:
-        raise PanelError(
-            "no_prolific_study",
-            _("The Prolific study id of this study is not known; set it in the panel settings."),
-        )
-    return panel.prolific_study_id
-
-
 def _study_action(panel: PanelStudy, actor, before: dict, after: dict, note: str) -> None:
     audit.record(
         actor=actor,
@@ -315,7 +317,7 @@ def _set_open(panel_study: PanelStudy, actor, *, is_open: bool) -> PanelStudy:
     if on_prolific:
         client = _client()
         call = client.study_start if is_open else client.study_pause
-        _prolific_call(call, _study_id_of(panel))
+        _prolific_call(call, _prolific_study_id(panel))
     before = panel.is_open
     panel.is_open = is_open
     panel.save(update_fields=["is_open", "updated_at"])
@@ -355,7 +357,7 @@ def panel_places_set(*, panel_study: PanelStudy, places, actor) -> PanelStudy:
     if on_prolific:
         if places < 1:
             raise PanelError("places", _("A study on Prolific needs at least 1 place."))
-        _prolific_call(_client().study_places_set, _study_id_of(panel), places)
+        _prolific_call(_client().study_places_set, _prolific_study_id(panel), places)
     before = panel.places
     panel.places = places
     panel.save(update_fields=["places", "updated_at"])

@@ -43,7 +43,11 @@ def test_each_call_goes_to_the_path_prolific_documents_with_the_token(client, pr
     ]
     bodies = [call.body for call in prolific_server.calls]
     assert bodies[0] == {"submission_ids": ["sub-1", "sub-2"]}
-    assert bodies[1] == {"action": "REJECT", "message": "m" * 100, "rejection_category": "LOW_EFFORT"}
+    assert bodies[1] == {
+        "action": "REJECT",
+        "message": "m" * 100,
+        "rejection_category": "LOW_EFFORT",
+    }
     assert bodies[2] == {"request_return_reasons": ["The page broke."]}
     assert bodies[3] == {"study_id": "study-9", "csv_bonuses": "pid-1,1.25\npid-2,0.05"}
     assert bodies[4] is None
@@ -58,7 +62,9 @@ def test_an_id_cannot_reach_another_path(client, prolific_server):
 
 
 @pytest.mark.parametrize("behaviour, status", [("unauthorized", 401), ("forbidden", 403)])
-def test_a_refused_token_is_a_clear_error_at_once(client, prolific_server, waits, behaviour, status):
+def test_a_refused_token_is_a_clear_error_at_once(
+    client, prolific_server, waits, behaviour, status
+):
     prolific_server.script(behaviour)
     with pytest.raises(prolific.ProlificTokenError) as refused:
         client.study_pause("study-9")
@@ -91,7 +97,9 @@ def test_a_long_retry_after_is_capped(client, prolific_server, waits, settings):
     assert waits == [5]
 
 
-def test_throttling_that_never_ends_stops_after_the_attempts(client, prolific_server, waits, settings):
+def test_throttling_that_never_ends_stops_after_the_attempts(
+    client, prolific_server, waits, settings
+):
     settings.PROLIFIC_API_ATTEMPTS = 3
     prolific_server.script(*[("rate_limited", 0)] * 5)
     with pytest.raises(prolific.ProlificError) as failed:

@@ -134,9 +134,7 @@ def test_the_beat_job_times_out_everyone_past_their_deadline_and_frees_their_lea
     annotation_services.assignment_next(user=late.user)
     on_time = admitted(panel, luffy, "on-time")
     annotation_services.assignment_next(user=on_time.user)
-    Participant.objects.filter(pk=late.pk).update(
-        deadline=timezone.now() - timedelta(seconds=30)
-    )
+    Participant.objects.filter(pk=late.pk).update(deadline=timezone.now() - timedelta(seconds=30))
 
     assert services.participants_overdue_time_out() == [late.pk]
 

@@ -166,9 +166,7 @@ def test_an_event_for_an_unknown_submission_is_recorded_and_changes_nothing(
     assert state_of(participant) == ParticipantState.STARTED and live_leases(participant) == 1
 
 
-def test_an_event_naming_another_participant_changes_nothing(
-    client, participant, prolific_webhook
-):
+def test_an_event_naming_another_participant_changes_nothing(client, participant, prolific_webhook):
     response = prolific_webhook.send(
         client, submission_event(SESSION, "RETURNED", pid="someone-else")
     )
@@ -208,7 +206,10 @@ def test_a_return_after_prolific_approved_the_submission_is_stale(
 
 def post(client, body: bytes, headers: dict):
     return client.post(
-        reverse("panel-prolific-webhook"), data=body, content_type="application/json", headers=headers
+        reverse("panel-prolific-webhook"),
+        data=body,
+        content_type="application/json",
+        headers=headers,
     )
 
 
@@ -234,9 +235,7 @@ def test_a_body_changed_after_signing_is_refused(client, participant, prolific_w
     assert nothing_changed(participant)
 
 
-@pytest.mark.parametrize(
-    "missing", [webhooks.SIGNATURE_HEADER, webhooks.TIMESTAMP_HEADER, "both"]
-)
+@pytest.mark.parametrize("missing", [webhooks.SIGNATURE_HEADER, webhooks.TIMESTAMP_HEADER, "both"])
 def test_a_missing_signature_is_refused(client, participant, prolific_webhook, missing):
     body = WebhookSender.raw(submission_event(SESSION, "RETURNED"))
     headers = prolific_webhook.headers(body)
@@ -254,18 +253,14 @@ def test_a_signature_older_or_newer_than_five_minutes_is_refused(
     client, participant, prolific_webhook, offset
 ):
     stamp = int(time.time()) + offset
-    response = prolific_webhook.send(
-        client, submission_event(SESSION, "RETURNED"), timestamp=stamp
-    )
+    response = prolific_webhook.send(client, submission_event(SESSION, "RETURNED"), timestamp=stamp)
     assert response.status_code == 403 and response.json() == {"error": "stale timestamp"}
     assert nothing_changed(participant)
 
 
 def test_a_signature_four_minutes_old_is_believed(client, participant, prolific_webhook):
     stamp = int(time.time()) - 240
-    response = prolific_webhook.send(
-        client, submission_event(SESSION, "RETURNED"), timestamp=stamp
-    )
+    response = prolific_webhook.send(client, submission_event(SESSION, "RETURNED"), timestamp=stamp)
     assert response.status_code == 200
 
 
