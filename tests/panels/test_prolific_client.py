@@ -9,6 +9,7 @@ import pytest
 
 from panels import prolific
 from tests.fixtures.prolific import TOKEN
+from tests.helpers import PRODUCTION_ENV, run_manage
 
 
 @pytest.fixture
@@ -211,3 +212,18 @@ def test_amounts_go_to_prolific_in_pounds_and_pence():
         "1.00",
         "12.34",
     ]
+
+
+def test_a_token_and_a_token_file_both_set_stop_the_site_at_start_up(tmp_path):
+    secret = "a-token-that-must-not-be-printed"
+    result = run_manage(
+        "check",
+        env={
+            **PRODUCTION_ENV,
+            "PROLIFIC_API_TOKEN": secret,
+            "PROLIFIC_API_TOKEN_FILE": str(tmp_path / "token"),
+        },
+    )
+    assert result.returncode != 0
+    assert "PROLIFIC_API_TOKEN or PROLIFIC_API_TOKEN_FILE, not both" in result.stderr
+    assert secret not in result.stderr + result.stdout
