@@ -270,3 +270,19 @@ def test_the_leave_pages_read_in_chinese(client, panel, luffy, settings):
     client.post(leave_url(panel), {"confirm": "yes"})
     left = client.get(leave_url(panel)).content.decode()
     assert "你已退出本研究" in left
+
+
+def test_a_participant_of_another_panel_can_leave_too(client, demo_dataset, luffy):
+    generic = make_panel_study(
+        make_study(characters=[luffy]),
+        provider="generic",
+        id_parameter="uid",
+        completion_url_template="https://panel.example.com/back?code={code}",
+    )
+    participant = admitted(generic, luffy, "generic-1")
+    client.force_login(participant.user)
+    client.post(leave_url(generic), {"confirm": "yes"})
+    left = client.get(leave_url(generic)).content.decode()
+    assert "tell the panel that sent you" in left and "Prolific" not in left
+    participant.refresh_from_db()
+    assert participant.state == ParticipantState.RETURNED
