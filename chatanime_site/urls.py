@@ -20,6 +20,7 @@ urlpatterns = [
     path("staff/", include("annotation.staff_urls")),
     path("write/", include("writing.urls")),
     path("join/", include("panels.urls")),
+    path("panels/", include("panels.hook_urls")),
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

@@ -8,7 +8,9 @@ Names in use:
 - "work-stop": asked before a new item is leased; an address means "no more work for
   this person: go there instead".
 - "work-done": asked when there is nothing left to rate; an address replaces the "nothing
-  to rate right now" page."""
+  to rate right now" page.
+- "work-leave": asked when the rating page is shown whole; an address is where this
+  person can leave their work for good (a panel participant's "Leave this study")."""
 
 from collections.abc import Callable
 

@@ -217,11 +217,18 @@ class Verdict:
     REJECT, RETURN, BONUS = "reject", "return", "bonus"
 
 
+class ParticipantField(forms.ModelChoiceField):
+    """A participant of one panel study, named by their pseudonym (never their panel id)."""
+
+    def label_from_instance(self, obj: Any) -> str:
+        return obj.user.annotator_profile.pseudonym
+
+
 class DecisionForm(forms.Form):
     """One participant's rejection, request to return, or bonus. The reason (and on
     Prolific the category and its length) and the amount are the service's to check."""
 
-    participant = forms.ModelChoiceField(
+    participant = ParticipantField(
         queryset=Participant.objects.none(),
         error_messages={
             "required": _("Choose a participant."),
@@ -259,7 +266,6 @@ class DecisionForm(forms.Form):
         field = self.fields["participant"]
         assert isinstance(field, forms.ModelChoiceField)
         field.queryset = panel.participants.select_related("user__annotator_profile")
-        field.label_from_instance = lambda participant: participant.user.annotator_profile.pseudonym
         category = self.fields["category"]
         assert isinstance(category, forms.ChoiceField)
         category.choices = [("", "")] + [(name, name) for name in categories]
@@ -291,4 +297,13 @@ class OpennessForm(forms.Form):
     action = forms.ChoiceField(
         choices=[("pause", "pause"), ("resume", "resume")],
         error_messages={"required": _("Pause or resume?"), "invalid_choice": _("Pause or resume?")},
+    )
+
+
+class LeaveForm(forms.Form):
+    confirm = forms.BooleanField(
+        required=True,
+        error_messages={
+            "required": _("Press “Yes, leave this study” to leave, or go back to your items.")
+        },
     )

@@ -15,6 +15,7 @@ def lookup(mapping, key):
 # before and after); a key without a name here shows as it is stored.
 CHANGE_LABELS = {
     "annotator": gettext_lazy("annotator"),
+    "bonus_minor_units": gettext_lazy("bonus (minor units)"),
     "answer_r1": gettext_lazy("round-1 answer"),
     "answer_r2": gettext_lazy("round-2 answer"),
     "cap": gettext_lazy("cap"),
@@ -27,6 +28,8 @@ CHANGE_LABELS = {
     "completion_url_template": gettext_lazy("completion URL"),
     "continued": gettext_lazy("continued"),
     "currency": gettext_lazy("currency"),
+    "decision": gettext_lazy("decision"),
+    "decision_note": gettext_lazy("reason given"),
     "design": gettext_lazy("design"),
     "endpoint": gettext_lazy("endpoint"),
     "excluded": gettext_lazy("excluded"),

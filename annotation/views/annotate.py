@@ -58,6 +58,9 @@ def _render(
         # Nothing left here, and another app has this person's end of the work (a panel
         # participant's completion page).
         return _redirect(request, done)
+    if not request.htmx:
+        # Outside the fragment htmx swaps: a panel participant's "Leave this study".
+        context["leave_url"] = destination_for("work-leave", request.user)
     template = f"{TEMPLATE}#work" if request.htmx else TEMPLATE
     response = render(request, template, context, status=status)
     if request.htmx and assignment is not None:

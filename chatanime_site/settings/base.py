@@ -295,6 +295,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "writing.tasks.followups_catch_up",
         "schedule": crontab(minute="*/2"),
     },
+    # Every minute: a panel participant past their deadline is timed out, and their
+    # leases freed, within about a minute even if they never ask for another item.
+    "panel-participants-time-out": {
+        "task": "panels.tasks.participants_time_out",
+        "schedule": crontab(minute="*"),
+    },
 }
 
 REST_FRAMEWORK = {
@@ -378,3 +384,6 @@ LOGGING = {
 COLLECTION_RETRY_ATTEMPTS = env.int("COLLECTION_RETRY_ATTEMPTS", default=6)
 COLLECTION_RETRY_BASE_SECONDS = env.float("COLLECTION_RETRY_BASE_SECONDS", default=1.0)
 COLLECTION_RETRY_MAX_SECONDS = env.float("COLLECTION_RETRY_MAX_SECONDS", default=60.0)
+
+# Prolific's webhook secret and API (panels app), read from the environment like the rest.
+from .prolific import *  # noqa: E402, F403

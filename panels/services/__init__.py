@@ -13,7 +13,17 @@ from .batch import (
 )
 from .checks import check_answer, check_void
 from .configuration import SETTINGS, completion_template_check, panel_configure, settings_check
+from .decisions import (
+    bonuses_pay,
+    panel_pause,
+    panel_places_set,
+    panel_resume,
+    submission_reject,
+    submission_return_ask,
+    submissions_approve,
+)
 from .errors import PanelError
+from .outcomes import participant_return, participant_time_out_now, participants_overdue_time_out
 from .participants import completion_link, participant_join, pid_hash
 from .review import participant_review_refresh
 from .screening import (
@@ -24,28 +34,40 @@ from .screening import (
     quiz_characters,
     quiz_next,
 )
+from .webhooks import prolific_event_receive
 
 __all__ = [
     "SETTINGS",
     "PanelError",
+    "bonuses_pay",
     "check_answer",
     "check_void",
     "completion_link",
     "completion_template_check",
     "judgments_given",
     "panel_configure",
+    "panel_pause",
+    "panel_places_set",
+    "panel_resume",
     "participant_admit",
     "participant_characters_choose",
     "participant_complete",
     "participant_consent",
     "participant_join",
     "participant_quiz_submit",
+    "participant_return",
     "participant_review_refresh",
     "participant_run_out",
     "participant_screening_settle",
     "participant_time_out",
+    "participant_time_out_now",
+    "participants_overdue_time_out",
     "pid_hash",
+    "prolific_event_receive",
     "quiz_characters",
     "quiz_next",
     "settings_check",
+    "submission_reject",
+    "submission_return_ask",
+    "submissions_approve",
 ]

@@ -60,6 +60,9 @@ ROLE_OF = {
     "panel-start": SIGNED_IN,
     "panel-done": SIGNED_IN,
     "panel-check": SIGNED_IN,
+    "panel-leave": SIGNED_IN,
+    # Prolific's webhook: anyone may knock; its signature, not a session, decides.
+    "panel-prolific-webhook": PUBLIC,
     # Researchers: results, exports, the API.
     "results": RESEARCHER,
     "results-study": RESEARCHER,
