@@ -1,6 +1,7 @@
 """A panel participant's whole batch on a phone, in a real browser: from the Prolific link
 through consent, characters and the items (the rating page with the keyboard) to the
-completion page and its link back to Prolific."""
+completion page and its link back to Prolific; coming back afterwards gives the same code,
+never a second one."""
 
 import re
 
@@ -52,3 +53,14 @@ def test_from_the_prolific_link_to_the_completion_link_on_a_phone(
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     participant = Participant.objects.get()
     assert (participant.state, participant.code) == (ParticipantState.COMPLETED, "C1A2B3")
+
+    # A second visit from the panel's link, or to the rating page, after completion: the
+    # same page and code, never a second batch or a second code.
+    finished_at = participant.finished_at
+    for again in (f"/join/{panel.study.slug}/?PROLIFIC_PID={PROLIFIC_PID}", "/annotate/"):
+        page.goto(base + again)
+        page.wait_for_url(re.compile(rf"/join/{panel.study.slug}/done/$"))
+        assert "C1A2B3" in page.get_by_test_id("panel-code").inner_text()
+        assert page.locator("form.rating-form").count() == 0
+    participant.refresh_from_db()
+    assert Participant.objects.count() == 1 and participant.finished_at == finished_at

@@ -5,9 +5,10 @@ import re
 
 import pytest
 
-from annotation.models import Assignment, AssignmentState
+from annotation.models import Assignment, AssignmentState, Judgment
 from panels.models import Participant, ParticipantState
 from tests.builders import PROLIFIC_PID, make_panel_study, make_study
+from tests.fixtures.browser import rate_current_item_with_the_keyboard
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -34,7 +35,9 @@ def test_leaving_from_the_rating_page_on_a_phone(
     page.check(f"input[name=characters][value='{luffy.pk}']")
     page.click("main button[type=submit]")
     page.get_by_test_id("panel-begin").click()
-    page.locator("form.rating-form").wait_for()
+    # Half-way: one item rated, the next one leased and on the screen.
+    rate_current_item_with_the_keyboard(page)
+    page.locator("form.rating-form[data-ready]").wait_for()
 
     leave = page.get_by_test_id("work-leave")
     assert tap_height(leave) >= 44
@@ -55,6 +58,7 @@ def test_leaving_from_the_rating_page_on_a_phone(
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     participant.refresh_from_db()
     assert participant.state == ParticipantState.RETURNED
+    assert Judgment.objects.filter(annotator=participant.user).count() == 1
     assert not Assignment.objects.filter(
         annotator=participant.user, state=AssignmentState.ACTIVE
     ).exists()
