@@ -12,6 +12,7 @@ from annotation.models import Judgment
 from ..models import Participant, ParticipantState
 from ..selectors import check_owed
 from .errors import PanelError
+from .outcomes import batch_end
 from .review import participant_review_refresh
 
 ADMIT_NOTE = "panel participant: characters chosen, no quiz (the study's panel settings)"
@@ -127,8 +128,4 @@ def participant_time_out(*, participant: Participant) -> Participant:
     now = timezone.now()
     if now < locked.deadline:
         raise PanelError("not_late", _("Your time for this study is not up yet."))
-    annotation.annotator_leases_release(annotator=locked.user)
-    locked.state = ParticipantState.TIMED_OUT
-    locked.finished_at = now
-    locked.save(update_fields=["state", "finished_at"])
-    return locked
+    return batch_end(locked, ParticipantState.TIMED_OUT, actor=None, source="deadline")

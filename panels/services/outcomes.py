@@ -40,8 +40,9 @@ def _source_checked(source) -> str:
     return source
 
 
-def _end(locked: Participant, state: str, *, actor, source: str) -> Participant:
-    """End a started batch in `state`: leases back to the pool, place freed, audited."""
+def batch_end(locked: Participant, state: str, *, actor, source: str) -> Participant:
+    """End a started batch, locked by the caller, in `state` (returned or timed out): leases
+    back to the pool, place freed, audited."""
     released = annotation.annotator_leases_release(annotator=locked.user)
     before = {"state": locked.state}
     locked.state = state
@@ -78,7 +79,7 @@ def participant_return(*, participant: Participant, actor=None, source: str) -> 
     locked = _locked(participant)
     if locked.state != ParticipantState.STARTED:
         raise _finished(locked)
-    return _end(locked, ParticipantState.RETURNED, actor=actor, source=source)
+    return batch_end(locked, ParticipantState.RETURNED, actor=actor, source=source)
 
 
 @transaction.atomic
@@ -90,7 +91,7 @@ def participant_time_out_now(*, participant: Participant, actor=None, source: st
     locked = _locked(participant)
     if locked.state != ParticipantState.STARTED:
         raise _finished(locked)
-    return _end(locked, ParticipantState.TIMED_OUT, actor=actor, source=source)
+    return batch_end(locked, ParticipantState.TIMED_OUT, actor=actor, source=source)
 
 
 def participants_overdue_time_out(*, now=None, most: int = TIME_OUT_BATCH) -> list[int]:

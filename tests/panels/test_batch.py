@@ -240,6 +240,11 @@ def test_time_out_frees_leases_and_gives_no_code(client, panel, luffy, monkeypat
     assert not Assignment.objects.filter(
         annotator=participant.user, state=AssignmentState.ACTIVE
     ).exists()
+    # Noticed on the participant's own request or by the beat job, a time-out is on record.
+    from annotation.models import AuditAction, AuditEvent
+
+    event = AuditEvent.objects.get(action=AuditAction.PANEL_OUTCOME)
+    assert event.after == {"state": "timed_out"} and event.note.startswith("deadline")
 
 
 def test_time_out_is_refused_before_the_deadline(panel, luffy):
