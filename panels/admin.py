@@ -7,7 +7,7 @@ from common.forms import attempt
 
 from . import checks, selectors, services
 from .forms import CheckVoidForm, PanelStudyForm
-from .models import PanelStudy, Participant
+from .models import PanelStudy, Participant, WebhookEvent
 
 
 @admin.register(PanelStudy)
@@ -120,4 +120,23 @@ class ParticipantAdmin(admin.ModelAdmin):
         return self.get_fields(request, obj)
 
     def has_add_permission(self, request):
+        return False
+
+
+@admin.register(WebhookEvent)
+class WebhookEventAdmin(admin.ModelAdmin):
+    """The panel's status events as they came, and what each did here: read-only, the
+    record of what the panel told us."""
+
+    list_display = ["received_at", "provider", "event_type", "status", "resource_id", "outcome"]
+    list_filter = ["provider", "status", "outcome"]
+    search_fields = ["resource_id", "event_id"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False
