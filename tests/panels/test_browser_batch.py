@@ -27,9 +27,13 @@ def test_from_the_prolific_link_to_the_completion_link_on_a_phone(
 
     page.goto(f"{base}/join/{panel.study.slug}/?PROLIFIC_PID={PROLIFIC_PID}")
     page.wait_for_url(re.compile(r"/start/$"))
+    # On a phone the whole line of a choice is its tap target, 44 px at least.
+    assert page.locator("label:has(input[name=agree])").bounding_box()["height"] >= 44
     page.check("input[name=agree]")
     page.click("main button[type=submit]")
     page.wait_for_selector("input[name=characters]")
+    choice = page.locator(f"label:has(input[name=characters][value='{luffy.pk}'])")
+    assert choice.bounding_box()["height"] >= 44
     page.check(f"input[name=characters][value='{luffy.pk}']")
     page.click("main button[type=submit]")
     page.get_by_test_id("panel-begin").click()
