@@ -12,13 +12,14 @@ class PanelsConfig(AppConfig):
         from common.sections import section_add
 
         from . import tasks  # noqa: F401  (registered, so common.enqueue can send them by name)
-        from .destinations import work_done, work_stop
+        from .destinations import work_done, work_setup, work_stop
         from .return_views import leave_address
         from .selectors import panel_study_of_page
 
         # The rating page (annotation) ends a participant's batch on the panel's pages.
         destination_add("work-stop", work_stop)
         destination_add("work-done", work_done)
+        destination_add("work-setup", work_setup)
         # ... and shows a participant the way to leave the study.
         destination_add("work-leave", leave_address)
         # A study's staff dashboard leads to its panel's dashboard, when it has a panel.

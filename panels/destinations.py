@@ -25,3 +25,15 @@ def work_done(user) -> str | None:
     still owed, or how many items are still owed)."""
     batch = batch_of(user)
     return None if batch is None else reverse("panel-done", args=[batch.slug])
+
+
+def work_setup(user) -> str | None:
+    """Not yet ready to rate (consent or characters still to give): a participant's way in
+    is their panel's start page, never the site's own screening; once their batch is over,
+    their end page."""
+    batch = batch_of(user)
+    if batch is None:
+        return None
+    if batch.state != ParticipantState.STARTED or batch.late:
+        return reverse("panel-done", args=[batch.slug])
+    return reverse("panel-start", args=[batch.slug])

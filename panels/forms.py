@@ -5,13 +5,14 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from common.parsing import whole_number
 from dialogues.models import Character
 
 from . import checks, services
-from .models import PanelStudy, Participant
+from .models import PanelStudy, Participant, ParticipantState
 
 # Settings the admin's form may leave empty: the service's defaults apply.
 OPTIONAL = ("reward_minor_units", "currency")
@@ -158,15 +159,22 @@ class QuizForm(forms.Form):
 class CheckVoidForm(forms.Form):
     """Staff set aside a check they find unclear (the service checks the key again)."""
 
-    check = forms.ChoiceField(
-        label=_("Attention check"),
-        choices=[(check.key, f"{check.key}: {check.en}") for check in checks.BANK],
-    )
+    check = forms.ChoiceField(label=_("Attention check"), choices=[])
     reason = forms.CharField(
         label=_("Why it is unclear (kept in the audit trail)"),
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
         error_messages={"required": _("Please say why the check is unclear.")},
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Each check as the reader's language words it, so staff see what participants saw.
+        language = get_language() or ""
+        field = self.fields["check"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [
+            (check.key, f"{check.key}: {check.prompt(language)}") for check in checks.BANK
+        ]
 
 
 # One message for every malformed field of the check's form: they are hidden fields the
@@ -213,6 +221,22 @@ class ApproveForm(forms.Form):
         field.queryset = panel.participants.all()
 
 
+# Prolific's rejection categories in words (its own app's wording), for the staff form.
+REJECTION_CATEGORY_NAMES = {
+    "TOO_QUICKLY": _("Too quick"),
+    "TOO_SLOWLY": _("Too slow"),
+    "FAILED_INSTRUCTIONS": _("Did not follow the instructions"),
+    "INCOMP_LONGITUDINAL": _("Did not take part in every part of the study"),
+    "FAILED_CHECK": _("Failed attention checks"),
+    "LOW_EFFORT": _("Low effort"),
+    "MALINGERING": _("Answers not given in good faith"),
+    "NO_CODE": _("No completion code"),
+    "BAD_CODE": _("Wrong completion code"),
+    "NO_DATA": _("No data"),
+    "UNSUPP_DEVICE": _("Unsupported device"),
+}
+
+
 class Verdict:
     REJECT, RETURN, BONUS = "reject", "return", "bonus"
 
@@ -237,6 +261,7 @@ class DecisionForm(forms.Form):
     )
     verdict = forms.ChoiceField(
         choices=[
+            ("", _("Choose…")),
             (Verdict.REJECT, _("Reject")),
             (Verdict.RETURN, _("Ask to return")),
             (Verdict.BONUS, _("Pay a bonus")),
@@ -265,10 +290,18 @@ class DecisionForm(forms.Form):
         super().__init__(*args, **kwargs)
         field = self.fields["participant"]
         assert isinstance(field, forms.ModelChoiceField)
-        field.queryset = panel.participants.select_related("user__annotator_profile")
+        # Only a finished batch has a submission to decide on.
+        field.queryset = panel.participants.exclude(state=ParticipantState.STARTED).select_related(
+            "user__annotator_profile"
+        )
+        field.empty_label = _("Choose…")
         category = self.fields["category"]
         assert isinstance(category, forms.ChoiceField)
-        category.choices = [("", "")] + [(name, name) for name in categories]
+        category.choices = [("", _("Other"))] + [
+            (name, str(REJECTION_CATEGORY_NAMES.get(name, name)))
+            for name in categories
+            if name != "OTHER"
+        ]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

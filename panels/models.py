@@ -11,6 +11,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 PROLIFIC_ID_PARAMETER = "PROLIFIC_PID"
 PROLIFIC_COMPLETION_URL = "https://app.prolific.com/submissions/complete?cc={code}"
@@ -78,7 +79,8 @@ class PanelStudy(models.Model):
 
 
 class ParticipantState(models.TextChoices):
-    STARTED = "started", _("Started")
+    # "Started" alone is also a column of start times: the state says it apart by context.
+    STARTED = "started", pgettext_lazy("panel participant state", "Started")
     SCREENED_OUT = "screened_out", _("Screened out")
     COMPLETED = "completed", _("Completed")
     FAILED_CHECKS = "failed_checks", _("Failed the attention checks")

@@ -8,7 +8,6 @@ import logging
 import time
 
 from django.conf import settings
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -22,6 +21,7 @@ from common.typing import AuthenticatedRequest
 
 from . import forms, selectors, services, webhooks
 from .models import ParticipantState
+from .views import participant_required
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def leave_address(user) -> str | None:
 
 
 @never_cache
-@login_required
+@participant_required
 @require_http_methods(["GET", "POST"])
 def leave(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """ "Leave this study": a confirmation, then the return. Once left, the page says so

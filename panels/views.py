@@ -4,14 +4,15 @@ characters they know, their quizzes on a quiz study, then the rating page);
 `/join/<slug>/done/` ends their batch (completion, screen-out or time-out). A refused link
 creates nothing and says why on a page the participant can show the panel's support."""
 
+import math
 from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -45,6 +46,24 @@ def _model_backend() -> str:
 
 def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
     return render(request, "panels/refused.html", {"message": message}, status=status)
+
+
+def participant_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A participant's own pages: someone not signed in (a cleared cookie, another browser)
+    is asked to come back by the panel's link, which signs them in again; a participant has
+    no password for the site's log-in page."""
+
+    @wraps(view)
+    def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return _refused(
+                request,
+                _("Please open this study again from the link on the panel's page."),
+                403,
+            )
+        return view(request, *args, **kwargs)
+
+    return guarded
 
 
 @never_cache
@@ -151,7 +170,7 @@ def _quiz_outcome(result: Any) -> str:
 
 
 @never_cache
-@login_required
+@participant_required
 @require_http_methods(["GET", "POST"])
 def start(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """The participant's way in: consent, the characters they know (on a quiz study, one
@@ -160,7 +179,14 @@ def start(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     panel, participant = _own(request, slug)
     if participant.state != ParticipantState.STARTED or timezone.now() >= participant.deadline:
         return redirect("panel-done", slug=slug)
-    context: dict[str, Any] = {"panel": panel, "participant": participant}
+    # Time left in minutes, not the deadline's clock time: the participant's time zone is
+    # not known, and "45 minutes left" reads the same everywhere.
+    seconds_left = (participant.deadline - timezone.now()).total_seconds()
+    context: dict[str, Any] = {
+        "panel": panel,
+        "participant": participant,
+        "minutes_left": max(1, math.ceil(seconds_left / 60)),
+    }
     current = _step(request, panel, participant)
     if current is None:
         if panel.quiz:
@@ -182,7 +208,7 @@ def start(request: AuthenticatedRequest, slug: str) -> HttpResponse:
 
 
 @never_cache
-@login_required
+@participant_required
 @require_GET
 def done(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """The end of the participant's batch: their code and the link back to the panel once
@@ -227,7 +253,7 @@ def _ran_out(
 
 
 @never_cache
-@login_required
+@participant_required
 @require_http_methods(["GET", "POST"])
 def check(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """The attention check the participant owes (the rating page sends them here): one

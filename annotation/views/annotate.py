@@ -83,7 +83,12 @@ def _stopped(request: AuthenticatedRequest) -> HttpResponse | None:
 
 def _not_ready(request: AuthenticatedRequest) -> HttpResponse | None:
     step = selectors.annotator_step(request.user)
-    return None if step == Step.READY else redirect("screening")
+    if step == Step.READY:
+        return None
+    # Someone whose way in belongs to another app (a panel participant's start page)
+    # goes back there rather than to the site's own screening.
+    setup = destination_for("work-setup", request.user)
+    return _redirect(request, setup) if setup else redirect("screening")
 
 
 # The rating pages are never cached: Back or a reload must ask the server again, which

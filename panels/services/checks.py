@@ -94,7 +94,7 @@ def _fail(locked: Participant, failed: int) -> None:
         actor=None,
         action=AuditAction.PANEL_OUTCOME,
         target=locked,
-        target_label=locked.user.username,
+        target_label=locked.user.annotator_profile.pseudonym,
         study=panel.study,
         before={"state": ParticipantState.STARTED.value},
         after={

@@ -39,8 +39,24 @@ def _prolific_call(call, *args, **kwargs):
     """Call Prolific; its refusal, or its silence, is ours: nothing is changed here."""
     try:
         return call(*args, **kwargs)
+    except prolific.ProlificTokenError as error:
+        # Without a token staff can still stop arrivals here alone: say how.
+        raise PanelError(
+            "prolific",
+            str(error)
+            + " "
+            + _(
+                "Nothing was changed. To stop newcomers here only, run "
+                "manage.py study_panel STUDY --pause."
+            ),
+        ) from None
     except prolific.ProlificError as error:
         raise PanelError("prolific", str(error)) from None
+
+
+def _who(participant: Participant) -> str:
+    """A participant as staff see them everywhere: by pseudonym (never the panel id)."""
+    return participant.user.annotator_profile.pseudonym
 
 
 def _is_prolific(panel_study: PanelStudy) -> bool:
@@ -80,19 +96,19 @@ def _decidable(participant: Participant, *, allow_returned: bool = False) -> Non
         raise PanelError(
             "not_finished",
             _("%(who)s has not finished their batch yet; nothing was changed.")
-            % {"who": participant.user.username},
+            % {"who": _who(participant)},
         )
     if participant.state == ParticipantState.RETURNED and not allow_returned:
         raise PanelError(
             "returned",
             _("%(who)s returned the study; there is no submission to decide.")
-            % {"who": participant.user.username},
+            % {"who": _who(participant)},
         )
     if participant.decision:
         raise PanelError(
             "already_decided",
             _("%(who)s was already decided (%(decision)s); nothing was changed.")
-            % {"who": participant.user.username, "decision": participant.get_decision_display()},
+            % {"who": _who(participant), "decision": participant.get_decision_display()},
         )
 
 
@@ -104,7 +120,7 @@ def _submission_id(participant: Participant) -> str:
                 "%(who)s came without Prolific's SESSION_ID, so their submission is not "
                 "known here; decide it on Prolific's site."
             )
-            % {"who": participant.user.username},
+            % {"who": _who(participant)},
         )
     return participant.session_id
 
@@ -136,7 +152,7 @@ def _decide(participant: Participant, decision: str, note: str, actor) -> None:
         actor=actor,
         action=AuditAction.PANEL_DECISION,
         target=participant,
-        target_label=participant.user.username,
+        target_label=_who(participant),
         study=participant.panel_study.study,
         before={"decision": ""},
         after={"decision": decision, "decision_note": note},
@@ -256,7 +272,7 @@ def bonuses_pay(*, panel_study: PanelStudy, bonuses: dict, actor) -> list[Partic
             raise PanelError(
                 "not_finished",
                 _("%(who)s has not finished their batch yet; nothing was changed.")
-                % {"who": participant.user.username},
+                % {"who": _who(participant)},
             )
     if _is_prolific(panel_study):
         study_id = _prolific_study_id(panel_study, locked)
@@ -285,7 +301,7 @@ def bonuses_pay(*, panel_study: PanelStudy, bonuses: dict, actor) -> list[Partic
             actor=actor,
             action=AuditAction.PANEL_BONUS,
             target=participant,
-            target_label=participant.user.username,
+            target_label=_who(participant),
             study=panel_study.study,
             before={"bonus_minor_units": before},
             after={"bonus_minor_units": participant.bonus_minor_units},

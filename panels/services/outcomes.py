@@ -52,7 +52,7 @@ def batch_end(locked: Participant, state: str, *, actor, source: str) -> Partici
         actor=actor,
         action=AuditAction.PANEL_OUTCOME,
         target=locked,
-        target_label=locked.user.username,
+        target_label=locked.user.annotator_profile.pseudonym,
         study=locked.panel_study.study,
         before=before,
         after={"state": locked.state},

@@ -280,3 +280,35 @@ def test_the_progress_line_counts_exactly_the_batch(client, panel, luffy):
         assert (progress.done, progress.done + progress.remaining) == (done, ITEMS)
         token = response["Location"].rstrip("/").rsplit("/", 1)[-1]
         client.post(reverse("annotate-item", args=[token]), complete_form())
+
+
+def test_a_participant_who_comes_to_the_rating_page_too_early_goes_back_to_their_start(
+    client, panel
+):
+    join(client, panel)
+
+    # Before consent: their own start page, never the site's screening.
+    assert client.get(reverse("annotate"))["Location"] == start_url(panel)
+    assert client.get(reverse("panel-check", args=[panel.study.slug]))["Location"] in (
+        reverse("annotate"),
+        start_url(panel),
+    )
+    client.post(start_url(panel), {"step": "consent", "agree": "yes"})
+    assert client.get(reverse("annotate"))["Location"] == start_url(panel)
+
+
+def test_a_participant_without_their_session_is_sent_back_to_the_panels_link(client, panel):
+    for name in ("panel-start", "panel-done", "panel-check", "panel-leave"):
+        response = client.get(reverse(name, args=[panel.study.slug]))
+        assert response.status_code == 403, name
+        assert b"from the link on the panel" in response.content, name
+        assert b"password" not in response.content.lower(), name
+
+
+def test_a_participant_is_offered_neither_writing_nor_logging_out(client, panel, luffy):
+    admitted(client, panel, luffy)
+
+    page = client.get(start_url(panel)).content.decode()
+
+    assert 'data-testid="write-nav"' not in page and "Log out" not in page
+    assert 'data-testid="panel-begin"' in page and "minutes left" in page

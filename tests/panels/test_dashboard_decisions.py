@@ -227,3 +227,31 @@ def test_an_unclear_check_is_set_aside_from_the_dashboard(client, study, manager
 
     assert PanelStudy.objects.get(pk=panel.pk).voided_checks == [key]
     assert "set aside as unclear" in client.get(url("staff-panel", panel)).content.decode()
+
+
+def test_the_forms_offer_only_what_can_be_decided(client, panel, payer):
+    done = finished(panel, "p1")
+    returned = finished(panel, "p2", ParticipantState.RETURNED)
+    rating = services.participant_join(panel_study=panel, pid="p3")
+    client.force_login(payer)
+
+    page = client.get(url("staff-panel", panel)).content.decode()
+    decide = page[page.index('id="decide"') :]
+
+    assert f'value="{done.pk}" form="approve-form"' in page
+    assert f'value="{returned.pk}" form="approve-form"' not in page
+    assert f'value="{rating.pk}" form="approve-form"' not in page
+    assert f'<option value="{done.pk}"' in decide and f'<option value="{rating.pk}"' not in decide
+    # Nothing is chosen for the staff member: the first choice is "Choose…".
+    assert '<option value="" selected>Choose…</option>' in decide
+    assert "Failed attention checks" in decide and "FAILED_CHECK</option>" not in decide
+
+
+def test_a_refused_payment_file_says_why_on_a_page_that_fits_a_phone(client, panel, manager):
+    client.force_login(manager)
+
+    response = client.get(url("staff-panel-payments", panel))
+
+    assert response.status_code == 403
+    assert b"Only those who pay participants may download payments." in response.content
+    assert b'name="viewport"' in response.content

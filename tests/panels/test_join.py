@@ -71,7 +71,7 @@ def test_the_start_page_asks_for_consent_first(client, panel):
     html = page.content.decode()
     assert page.status_code == 200
     assert "I have read this and agree to take part." in html
-    assert "10 pairs, in at most 60 minutes" in html
+    assert "10 items, in at most 60 minutes" in html
     assert PROLIFIC_PID not in html
 
 
