@@ -1,6 +1,6 @@
--- A panel participant for wrk: one thread, one connection, one person, from the panel's
--- link to the completion code, as a browser without JavaScript walks it (forms posted,
--- redirects followed):
+-- A panel participant for wrk: one wrk process (one thread, one connection) per person,
+-- from the panel's link to the completion code, as a browser without JavaScript walks it
+-- (forms posted, redirects followed):
 --
 --   entry        GET /join/<slug>/?PROLIFIC_PID=..  302, then the consent page
 --   consent      POST step=consent                 302, then the characters page
@@ -12,10 +12,14 @@
 --   static files the page's /static/ files the participant has not fetched yet (a
 --                browser's cache), after each page that names new ones
 --
--- bench/panel_burst.py sets BURST_HOST, BURST_SLUG, BURST_RUN (prefix of the panel ids),
--- BURST_STUDY_ID, BURST_SPREAD_MS (arrivals drawn uniformly over this), BURST_THINK_MS
--- (mean pause before each form post and before the first item; 0: none), BURST_SEED and
--- BURST_LOG, the file each participant appends its lines to:
+-- bench/panel_burst.py starts each participant's wrk at their arrival: wrk opens its
+-- connections when it starts, and a connection opened long before its first request
+-- would hold one of gunicorn's threads while it waits for data (gthread gives a new
+-- connection 5 s), which a browser arriving does not. It sets BURST_HOST, BURST_SLUG,
+-- BURST_RUN (prefix of the panel ids), BURST_ID (the participant's number),
+-- BURST_STUDY_ID, BURST_THINK_MS (mean pause before each form post and before the first
+-- item; 0: none), BURST_SEED and BURST_LOG, the file each participant appends its lines
+-- to:
 --
 --   STEP id step ms requests   a step done: its latency (first request to the page that
 --                              ends it, redirects included, pauses excluded)
@@ -46,12 +50,9 @@ local function now_ms()
   return tonumber(timespec.tv_sec) * 1000 + tonumber(timespec.tv_nsec) / 1e6
 end
 
-local counter = 0
 local threads = {}
 
 function setup(thread)
-  counter = counter + 1
-  thread:set("id", counter)
   threads[#threads + 1] = thread
 end
 
@@ -286,20 +287,20 @@ handlers["static files"] = function(status, location, body)
 end
 
 function init(args)
+  id = tonumber(os.getenv("BURST_ID"))
   slug = os.getenv("BURST_SLUG")
   start_path = "/join/" .. slug .. "/start/"
   done_path = "/join/" .. slug .. "/done/"
   origin = "https://" .. os.getenv("BURST_HOST")
   think_ms = tonumber(os.getenv("BURST_THINK_MS") or "0")
-  -- A generator of each participant's own: with one seed for all, every thread would
-  -- draw the same arrival.
+  -- A generator of each participant's own: with one seed for all, every participant
+  -- would draw the same characters, ratings and pauses.
   math.randomseed(tonumber(os.getenv("BURST_SEED") or "1") * 100003 + id)
   log = io.open(os.getenv("BURST_LOG"), "a")
   local pid = string.format("%s%05d", os.getenv("BURST_RUN"), id)
   begin("entry", "GET", string.format(
     "/join/%s/?PROLIFIC_PID=%s&STUDY_ID=%s&SESSION_ID=s%s",
     slug, pid, os.getenv("BURST_STUDY_ID"), pid))
-  waiting = math.floor(math.random() * tonumber(os.getenv("BURST_SPREAD_MS")))
 end
 
 function delay()
@@ -308,12 +309,19 @@ function delay()
   return ms
 end
 
+local verified = false
+
 function request()
-  local now = now_ms()
-  started = started or now
-  arrived = arrived or now
-  requests = requests + 1
-  sent[step] = (sent[step] or 0) + 1
+  -- wrk asks for the first request once before sending anything, to check it: that
+  -- call is neither sent nor timed.
+  if verified then
+    local now = now_ms()
+    started = started or now
+    arrived = arrived or now
+    requests = requests + 1
+    sent[step] = (sent[step] or 0) + 1
+  end
+  verified = true
   local headers = {["X-Forwarded-Proto"] = "https"}
   local jar = {}
   for name, value in pairs(cookies) do jar[#jar + 1] = name .. "=" .. value end

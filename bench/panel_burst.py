@@ -28,6 +28,7 @@ import glob
 import json
 import math
 import os
+import random
 import secrets
 import shutil
 import signal
@@ -228,7 +229,8 @@ def percentile(values: list[float], p: float) -> float:
 def read_log(path: Path) -> dict:
     steps, errors, excerpts = defaultdict(list), defaultdict(int), []
     codes, totals, gave_up = defaultdict(list), [], []
-    for line in path.read_text().splitlines():
+    # An error's excerpt may end inside a character.
+    for line in path.read_text(errors="replace").splitlines():
         kind, _, rest = line.partition(" ")
         if kind == "STEP":
             participant, rest = rest.split(" ", 1)
@@ -256,9 +258,35 @@ def read_log(path: Path) -> dict:
     }
 
 
-def ended(path: Path) -> int:
-    """Participants who finished, with their code or giving up."""
-    return sum(1 for line in path.read_text().splitlines() if line.startswith(("DONE", "GAVEUP")))
+class Watched:
+    """The participants' log, read as it grows: who has finished, with their code or
+    giving up."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.ended = path, 0, set()
+
+    def read(self) -> set[int]:
+        with open(self.path, "rb") as log:
+            log.seek(self.offset)
+            data = log.read()
+        # A line still being written waits for the next read.
+        complete = data[: data.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        for line in complete.decode(errors="replace").splitlines():
+            if line.startswith(("DONE ", "GAVEUP ")):
+                self.ended.add(int(line.split(" ")[1]))
+        return self.ended
+
+
+def stop_ended(watched: Watched, running: dict[int, subprocess.Popen]) -> None:
+    """End the wrk of each participant who has finished (wrk would otherwise wait out its
+    duration; on SIGINT it reports at once), and forget those that have exited."""
+    ended = watched.read()
+    for participant, wrk in list(running.items()):
+        if wrk.poll() is not None:
+            del running[participant]
+        elif participant in ended:
+            wrk.send_signal(signal.SIGINT)
 
 
 def cpu_reading(processes: dict) -> dict[str, float]:
@@ -286,53 +314,55 @@ def run_burst(
     log.touch()
     load_average = os.getloadavg()[0]
     saved_before = settled_judgments()
+    # Arrivals drawn uniformly over the spread, each participant's wrk started then: wrk
+    # opens its connection when it starts (bench/panel_burst.lua says why that matters).
+    draw = random.Random(number)
+    arrivals = sorted(draw.uniform(0, spread) for _ in range(participants))
     # Long enough for the last arrival to finish with every pause at its longest.
-    seconds = int(spread + 240 + 12 * args.think)
+    seconds = int(240 + 12 * args.think)
+    env = {
+        **os.environ,
+        "BURST_HOST": host,
+        "BURST_SLUG": slug,
+        "BURST_RUN": tag,
+        "BURST_STUDY_ID": PROLIFIC_STUDY_ID,
+        "BURST_THINK_MS": str(int(args.think * 1000)),
+        "BURST_SEED": str(number + 1),
+        "BURST_LOG": str(log),
+    }
+    command = ["wrk", "-t", "1", "-c", "1", "-d", f"{seconds}s", "--timeout", "120s"]
+    command += ["-s", str(REPO / "bench" / "panel_burst.lua"), f"http://{host}"]
     cpu_before = cpu_reading(processes)
     started = time.monotonic()
-    wrk = subprocess.Popen(
-        [
-            "wrk",
-            "-t",
-            str(participants),
-            "-c",
-            str(participants),
-            "-d",
-            f"{seconds}s",
-            "--timeout",
-            "120s",
-            "-s",
-            str(REPO / "bench" / "panel_burst.lua"),
-            f"http://{host}",
-        ],
-        env={
-            **os.environ,
-            "BURST_HOST": host,
-            "BURST_SLUG": slug,
-            "BURST_RUN": tag,
-            "BURST_STUDY_ID": PROLIFIC_STUDY_ID,
-            "BURST_SPREAD_MS": str(int(spread * 1000)),
-            "BURST_THINK_MS": str(int(args.think * 1000)),
-            "BURST_SEED": str(number + 1),
-            "BURST_LOG": str(log),
-        },
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    while wrk.poll() is None:
-        time.sleep(0.5)
-        if ended(log) >= participants:
-            # wrk would otherwise wait out its duration; on SIGINT it reports at once.
-            wrk.send_signal(signal.SIGINT)
-            break
-    out, err = wrk.communicate()
+    running: dict[int, subprocess.Popen] = {}
+    outputs: list[Path] = []
+    watched = Watched(log)
+    with contextlib.ExitStack() as files:
+        for participant, at in enumerate(arrivals, 1):
+            while time.monotonic() < started + at:
+                stop_ended(watched, running)
+                time.sleep(min(0.05, max(0.0, started + at - time.monotonic())))
+            outputs.append(out_dir / f"{tag}-{participant}.out")
+            running[participant] = subprocess.Popen(
+                command,
+                env={**env, "BURST_ID": str(participant)},
+                stdout=files.enter_context(open(outputs[-1], "w")),
+                stderr=subprocess.STDOUT,
+            )
+        while running:
+            stop_ended(watched, running)
+            time.sleep(0.2)
     elapsed = time.monotonic() - started
-    result = next(
-        (json.loads(line[7:]) for line in out.splitlines() if line.startswith("RESULT ")), None
-    )
-    if result is None:
-        raise SystemExit(f"wrk failed: {out}\n{err}")
+    result = {"requests": 0, "connect": 0, "read": 0, "write": 0, "sent": defaultdict(int)}
+    for output in outputs:
+        text = output.read_text()
+        found = [json.loads(line[7:]) for line in text.splitlines() if line.startswith("RESULT ")]
+        if not found:
+            raise SystemExit(f"wrk failed ({output}): {text}")
+        for key in ("requests", "connect", "read", "write"):
+            result[key] += found[0][key]
+        for name, n in found[0]["sent"].items():
+            result["sent"][name] += n
     # Answers still in flight when wrk stopped are the server's to finish.
     saved_total = settled_judgments() - saved_before
     cpu_after = cpu_reading(processes)
