@@ -6,13 +6,15 @@ with autovacuum on as deployed (a server of the bench's own: this machine's shar
 runs without it, and its settings are not the bench's to change), Redis and one Celery
 worker; the published dataset imported, its full study open and given to a Prolific
 panel without the quiz (`study_panel SLUG --provider prolific ... --items 5 --no-quiz
---open`). wrk (bench/panel_burst.lua: one thread and one connection per participant)
-brings 300 participants whose arrivals are drawn uniformly over 60 s; each walks the
-link, consent, characters, the first item, 5 judgments and the completion page, as a
-browser without JavaScript does (forms posted, redirects followed, each page's static
-files fetched once). For each step: latency p50/p95/p99, requests, errors; judgments
-answered 302 against those saved; codes shown against participants completed, each
-checked in the database; and, on the same server, GET /health/ requests/s for scale.
+--open`). wrk (bench/panel_burst.lua: one wrk process, thread and connection per
+participant, started at their arrival) brings 300 participants whose arrivals are drawn
+uniformly over 60 s; each walks the link, consent, characters, the first item, 5
+judgments and the completion page, as a browser without JavaScript does (forms posted,
+redirects followed, each page's static files fetched once), without pauses unless
+--think gives them (the rush: every participant as fast as the server answers). For
+each step: latency p50/p95/p99, requests, errors; judgments answered 302 against those
+saved; codes shown against participants completed, each checked in the database; the
+CPU each participant cost; and, on the same server, GET /health/ requests/s for scale.
 
     make bench-panel-burst     # or: .venv/bin/python bench/panel_burst.py [--repeat 3]
 
