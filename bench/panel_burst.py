@@ -307,10 +307,20 @@ def cpu_reading(processes: dict) -> dict[str, float]:
 
 
 def run_burst(
-    args, number: int, host: str, slug: str, out_dir: Path, processes: dict, *, participants, spread
+    args,
+    number: int,
+    host: str,
+    slug: str,
+    out_dir: Path,
+    processes: dict,
+    *,
+    participants: int,
+    spread: float,
+    think: float,
 ) -> dict:
     """One burst: `participants` new participants (panel ids of their own) arriving over
-    `spread` seconds, wrk stopped once every one has their code or has given up."""
+    `spread` seconds and pausing `think` seconds on average, wrk stopped once every one
+    has their code or has given up."""
     tag = f"burst{number}x{secrets.token_hex(3)}"
     log = out_dir / f"{tag}.log"
     log.touch()
@@ -321,14 +331,14 @@ def run_burst(
     draw = random.Random(number)
     arrivals = sorted(draw.uniform(0, spread) for _ in range(participants))
     # Long enough for the last arrival to finish with every pause at its longest.
-    seconds = int(240 + 12 * args.think)
+    seconds = int(240 + 12 * think)
     env = {
         **os.environ,
         "BURST_HOST": host,
         "BURST_SLUG": slug,
         "BURST_RUN": tag,
         "BURST_STUDY_ID": PROLIFIC_STUDY_ID,
-        "BURST_THINK_MS": str(int(args.think * 1000)),
+        "BURST_THINK_MS": str(int(think * 1000)),
         "BURST_SEED": str(number + 1),
         "BURST_LOG": str(log),
     }
@@ -568,6 +578,7 @@ def burst(args, stack: contextlib.ExitStack, postmaster: int | None) -> None:
                 processes,
                 participants=args.warmup,
                 spread=1,
+                think=0,
             )
             print(
                 f"warm-up: {args.warmup} participants, {warm['seconds']:.0f} s,"
@@ -584,6 +595,7 @@ def burst(args, stack: contextlib.ExitStack, postmaster: int | None) -> None:
                 processes,
                 participants=args.participants,
                 spread=args.spread,
+                think=args.think,
             )
             runs.append(run)
             print(
