@@ -30,7 +30,7 @@
 --
 -- and done() prints `RESULT {json}`: requests per step and wrk's socket errors. wrk's own
 -- timeout count is left out: it counts every connection idle longer than --timeout,
--- which a participant waiting to arrive is.
+-- which a participant pausing is.
 --
 -- wrk hands response() one value per header name: of two Set-Cookie headers in one
 -- answer the script sees the last. The panel's link answers with two (the CSRF cookie
