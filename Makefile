@@ -6,7 +6,7 @@ DATA ?= dialogues/demo_data
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast lint format lock worker bench bench-load clean messages docs
+.PHONY: run test test-fast lint format lock worker bench bench-load bench-panel-burst clean messages docs
 
 $(VENV)/.installed: requirements/base.lock requirements/dev.lock
 	@python=$$(scripts/find-python) || exit 1; \
@@ -63,6 +63,13 @@ bench: $(VENV)/.bench-installed
 bench-load: $(VENV)/.installed
 	@command -v wrk >/dev/null || apt-get install -y wrk || sudo apt-get install -y wrk
 	$(PY) bench/load.py
+
+# A study going live on a panel: 300 participants from Prolific's link within a minute,
+# each from consent to the completion code, on gunicorn, driven by wrk. ARGS: the
+# script's options, e.g. ARGS='--think 20'.
+bench-panel-burst: $(VENV)/.installed
+	@command -v wrk >/dev/null || apt-get install -y wrk || sudo apt-get install -y wrk
+	$(PY) bench/panel_burst.py $(ARGS)
 
 # Re-resolve the lock files from the pins in pyproject.toml.
 lock:

@@ -28,6 +28,7 @@ BENCHMARKS = [
     ("completion", ["bench/study_completion.py", "--seeds", "4"]),
     ("latency", ["bench/annotate_latency.py", "--requests", "100"]),
     ("load", ["bench/load.py"]),
+    ("panel-burst", ["bench/panel_burst.py"]),
     ("aggregate", ["bench/aggregate_scale.py", "--runs", "3", "--keep"]),
     ("export", ["bench/export_speed.py", "--runs", "3"]),
     ("freshness", ["bench/results_latency.py", "--runs", "5"]),

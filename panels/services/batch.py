@@ -19,8 +19,10 @@ ADMIT_NOTE = "panel participant: characters chosen, no quiz (the study's panel s
 
 
 def _locked(participant: Participant) -> Participant:
+    # Their own row only: the panel's and the study's rows, joined here, are shared by
+    # every newcomer's join and every judgment of the study.
     return (
-        Participant.objects.select_for_update()
+        Participant.objects.select_for_update(of=("self",))
         .select_related("user", "panel_study__study")
         .get(pk=participant.pk)
     )

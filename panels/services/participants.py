@@ -57,8 +57,15 @@ def participant_join(
     if found is not None:
         return found
     # Newcomers to one study queue here, so that the last place goes to one of them only
-    # and a second tab with the same id finds the first tab's participant.
-    panel = PanelStudy.objects.select_for_update().select_related("study").get(pk=panel_study.pk)
+    # and a second tab with the same id finds the first tab's participant. Only the panel's
+    # row, and not against its key: the study's row (joined here) is what every judgment
+    # and lease of the study checks its key against, and the first arrivals rate while
+    # the rest are still coming in.
+    panel = (
+        PanelStudy.objects.select_for_update(of=("self",), no_key=True)
+        .select_related("study")
+        .get(pk=panel_study.pk)
+    )
     found = _existing(panel, hashed)
     if found is not None:
         return found
