@@ -21,7 +21,7 @@ from .review import participant_review_refresh
 
 def _locked(participant: Participant) -> Participant:
     return (
-        Participant.objects.select_for_update()
+        Participant.objects.select_for_update(of=("self",))
         .select_related("user", "panel_study__study")
         .get(pk=participant.pk)
     )
@@ -119,7 +119,11 @@ def check_void(*, panel_study: PanelStudy, check_key, actor, reason) -> PanelStu
         raise PanelError(
             "check_key", _("There is no attention check %(key)s.") % {"key": check_key}
         )
-    locked = PanelStudy.objects.select_for_update().select_related("study").get(pk=panel_study.pk)
+    locked = (
+        PanelStudy.objects.select_for_update(of=("self",))
+        .select_related("study")
+        .get(pk=panel_study.pk)
+    )
     before = list(locked.voided_checks)
     if check_key in before:
         return locked

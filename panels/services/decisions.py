@@ -73,7 +73,7 @@ def _locked_participants(panel_study: PanelStudy, participants: Iterable[Partici
         raise PanelError("participants", _("A participant was given twice; nothing was changed."))
     found = {
         participant.pk: participant
-        for participant in Participant.objects.select_for_update()
+        for participant in Participant.objects.select_for_update(of=("self",))
         .select_related("user", "panel_study__study")
         .filter(pk__in=wanted, panel_study=panel_study)
     }
@@ -311,7 +311,11 @@ def bonuses_pay(*, panel_study: PanelStudy, bonuses: dict, actor) -> list[Partic
 
 
 def _locked_panel(panel_study: PanelStudy) -> PanelStudy:
-    return PanelStudy.objects.select_for_update().select_related("study").get(pk=panel_study.pk)
+    return (
+        PanelStudy.objects.select_for_update(of=("self",))
+        .select_related("study")
+        .get(pk=panel_study.pk)
+    )
 
 
 def _study_action(panel: PanelStudy, actor, before: dict, after: dict, note: str) -> None:

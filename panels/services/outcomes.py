@@ -26,7 +26,7 @@ TIME_OUT_BATCH = 500
 
 def _locked(participant: Participant) -> Participant:
     return (
-        Participant.objects.select_for_update()
+        Participant.objects.select_for_update(of=("self",))
         .select_related("user", "panel_study__study")
         .get(pk=participant.pk)
     )

@@ -33,7 +33,7 @@ SCREENED_OUT_NO_ITEMS = (
 
 def _locked(participant: Participant) -> Participant:
     return (
-        Participant.objects.select_for_update()
+        Participant.objects.select_for_update(of=("self",))
         .select_related("user", "panel_study__study")
         .get(pk=participant.pk)
     )
