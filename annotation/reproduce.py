@@ -12,9 +12,10 @@ the export is not the data the results were published from.
 
 Points must agree to rounding (1e-6), and so must interval bounds: every interval is a
 closed form (two-way cluster-robust by cell and annotator; for alpha with jackknife
-variances, for Bradley-Terry a sandwich), which does not depend on the order in which
-the snapshot numbers sources and annotators. The only draws left, the cell bootstrap that
-screens Bradley-Terry strengths for near separation, decide a status, not a bound.
+variances and a fiducial quantile found by quadrature, for Bradley-Terry a sandwich),
+which does not depend on the order in which the snapshot numbers sources and annotators.
+The only draws left, the cell bootstrap that screens Bradley-Terry strengths for near
+separation, decide a status, not a bound.
 """
 
 import hashlib

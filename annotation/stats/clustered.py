@@ -1,4 +1,4 @@
-"""Two-way cluster-robust intervals for Krippendorff's alpha and Bradley-Terry strengths.
+"""Two-way cluster-robust intervals for Krippendorff's alpha, ICC and Bradley-Terry strengths.
 
 Ratings cluster within character x scenario cells and within annotators, and both recur
 across the study. An interval that resamples cells only leaves out the uncertainty of
@@ -6,19 +6,32 @@ which annotators took part: with a few dozen annotators who differ in leniency o
 it is too narrow. Resampling cells and annotators independently (the "pigeonhole"
 bootstrap) counts the rating-level noise twice and is too wide (see `intervals`).
 
-So both figures get the two-way variance of the means in `intervals`,
+So these figures get the two-way variance of the means in `intervals`,
 V = V_cells + V_annotators - V_intersection (Cameron, Gelbach and Miller 2011), each
-term a one-way clustered variance, and a Student t on the effective number of cells or
-annotators (the fewer) minus one degrees of freedom (`intervals.effective_clusters`). Closed forms: no draws, exact to reproduce, and cheap at a million ratings.
+term a one-way clustered variance. Closed forms (quadrature aside): no draws, exact to
+reproduce, and cheap at a million ratings.
 
 - Alpha: each one-way variance is a delete-one-cluster jackknife (leave out a cell, an
   annotator, or one annotator's ratings in one cell, and recompute alpha from the
-  coincidence matrix minus what they contributed). Alpha sums over pairs of ratings of
-  a unit, and a pair has two annotators; leaving an annotator out removes every pair it
-  is in, which a linearisation rating by rating would get wrong, and the jackknife's
-  slight conservatism offsets the few-cluster bias of the annotator term.
+  coincidence matrix minus what they contributed), each cluster's squared change
+  weighted by one minus its share of the ratings, which for a mean is CR2 exactly
+  (`_cr2_jackknife_variance`). Alpha sums over pairs of ratings of a unit, and a pair
+  has two annotators; leaving an annotator out removes every pair it is in, which a
+  linearisation rating by rating would get wrong. It also means that the annotator and
+  the intersection terms both carry the pairs' rating-level noise (leaving a rating out
+  removes its pairs and reweighs the unit's remaining one) and cancel it only in
+  expectation: V is unbiased, but far less precise than t on the number of annotators
+  assumes (in the crowds of `bench/coverage.py` a Satterthwaite count of its degrees of
+  freedom is about 5 at 10 annotators and 14 at 40, not 9 and 39; that t interval
+  covered 93-94 %). The interval is
+  therefore the generalized (fiducial) one of the sum, each term as uncertain as its
+  own effective number of clusters makes it (`intervals.fiducial_half_width`; with one
+  term it is Student's t).
+- ICC(1,k): the same jackknife terms with the usual (G - 1) / G, and t on the effective
+  number of cells or annotators (the fewer) minus one (`intervals.effective_clusters`).
 - Bradley-Terry: the sandwich. Each comparison's influence on the centred strengths is
-  H^-1 times its score; per source the influences are clustered as means are.
+  H^-1 times its score; per source the influences are clustered as means are, with the
+  means' t quantile.
 """
 
 from dataclasses import dataclass
@@ -31,7 +44,12 @@ from .agreement import (
     counts_from_ratings,
     pattern_coincidences,
 )
-from .intervals import effective_clusters, t_quantile, two_way_cluster_means
+from .intervals import (
+    effective_clusters,
+    fiducial_half_width,
+    t_quantile,
+    two_way_cluster_means,
+)
 
 
 def _jackknife_variance(without, clusters: int, sizes) -> tuple[float, float]:
@@ -43,6 +61,27 @@ def _jackknife_variance(without, clusters: int, sizes) -> tuple[float, float]:
     if clusters < 2 or len(without) < 2:
         return float("nan"), float("nan")
     shares = (clusters - 1) / clusters * (without - without.mean()) ** 2
+    m1, m2, m3, m4 = (np.sum(sizes**k) for k in (1, 2, 3, 4))
+    effective = effective_clusters(m1, m2, m3, m4, shares.sum(), (sizes * shares).sum())
+    return float(shares.sum()), float(effective)
+
+
+def _cr2_jackknife_variance(without, estimate: float, sizes) -> tuple[float, float]:
+    """One one-way variance of alpha and the effective number of clusters behind it: the
+    sum over clusters of (1 - h_g) (alpha without cluster g - alpha)^2, h_g the cluster's
+    share of the ratings. For a mean, alpha without g minus alpha is -e_g / (n (1 - h_g))
+    (e_g the cluster's summed residuals), so each share is e_g^2 / (n^2 (1 - h_g)): CR2
+    exactly, the variance the means use (`intervals._cluster_term`). With equal clusters
+    it is the usual jackknife's (G - 1) / G; the plain jackknife's 1 / (1 - h_g)^2 would
+    overstate what a large cluster contributes (CR3). Clusters whose removal leaves alpha
+    undefined drop out."""
+    sizes = np.asarray(sizes, dtype=float)
+    share = sizes / sizes.sum()
+    finite = np.isfinite(without)
+    if finite.sum() < 2:
+        return float("nan"), float("nan")
+    shares = (1 - share[finite]) * (without[finite] - estimate) ** 2
+    sizes = sizes[finite]
     m1, m2, m3, m4 = (np.sum(sizes**k) for k in (1, 2, 3, 4))
     effective = effective_clusters(m1, m2, m3, m4, shares.sum(), (sizes * shares).sum())
     return float(shares.sum()), float(effective)
@@ -105,20 +144,19 @@ def _dense(key) -> tuple[np.ndarray, np.ndarray]:
     return present, inverse.ravel()
 
 
-def alpha_two_way(
-    unit,
-    value_index,
-    annotator,
-    cell,
-    values,
-    level: str = "ordinal",
-    *,
-    confidence: float = 0.95,
-) -> AlphaEstimate:
-    """Alpha with a two-way (cells, annotators) cluster-robust t interval. Inputs are
-    parallel arrays, one element per rating: its unit (0-based), its value's index into
-    `values`, its annotator and its cell (any integers). One rating per annotator and
-    unit, as judgments guarantee."""
+@dataclass
+class AlphaLeftOut:
+    """Alpha, its pairable units, and per clustering (cells, annotators, cell x annotator)
+    alpha with each cluster left out and that cluster's number of ratings."""
+
+    alpha: float
+    n_units: int
+    left_out: list[tuple[np.ndarray, np.ndarray]]
+
+
+def alpha_left_out(unit, value_index, annotator, cell, values, level: str = "ordinal"):
+    """Alpha and, unless it is undefined, the delete-one-cluster estimates behind its
+    interval (`AlphaLeftOut`). Inputs as for `alpha_two_way`."""
     values = np.asarray(values, dtype=float)
     unit, value_index, annotator, cell = (
         np.asarray(a, dtype=np.int64) for a in (unit, value_index, annotator, cell)
@@ -126,12 +164,12 @@ def alpha_two_way(
     size = len(values)
     nan = float("nan")
     if len(unit) == 0:
-        return AlphaEstimate(nan, nan, nan, 0)
+        return AlphaLeftOut(nan, 0, [])
     counts = counts_from_ratings(unit, value_index, size)
     pairable = counts.sum(axis=1)[unit] >= 2
     unit, value_index, annotator, cell = (a[pairable] for a in (unit, value_index, annotator, cell))
     if len(unit) == 0:
-        return AlphaEstimate(nan, nan, nan, 0)
+        return AlphaLeftOut(nan, 0, [])
     # Units with the same value counts contribute the same, and a rating's share depends
     # only on its unit's counts and its value: a few dozen kinds, computed once each.
     unit_ids, unit = _dense(unit)
@@ -147,7 +185,7 @@ def alpha_two_way(
     )
     alpha = float(alpha_batch(coincidences[None], values, level)[0])
     if not np.isfinite(alpha):
-        return AlphaEstimate(alpha, nan, nan, n_units)
+        return AlphaLeftOut(alpha, n_units, [])
 
     # What a rating takes away when it is left out: its unit's coincidences minus those
     # of the unit without it (none if one rating would remain), per (kind, value).
@@ -171,28 +209,63 @@ def alpha_two_way(
     n_annotators = int(annotator.max()) + 1
     _pairs, both = _dense(cell * n_annotators + annotator)
     # A unit belongs to one cell: leaving a cell out removes its units whole.
-    (v_c, effective_c), (v_a, effective_a), (v_ca, _e) = (
-        _jackknife_variance(
+    left_out = [
+        (
             _left_out_alphas(members, kind, table, coincidences, values, level),
-            len_clusters,
-            np.bincount(members, minlength=len_clusters),
+            np.bincount(rating_cluster, minlength=clusters),
         )
-        for members, kind, table, len_clusters in (
-            (cell_of_unit, kind_of_unit, kind_coincidences, n_cells),
-            (annotator, rating_kind, taken, n_annotators),
-            (both, rating_kind, taken, int(both.max()) + 1),
+        for members, rating_cluster, kind, table, clusters in (
+            (cell_of_unit, cell, kind_of_unit, kind_coincidences, n_cells),
+            (annotator, annotator, rating_kind, taken, n_annotators),
+            (both, both, rating_kind, taken, int(both.max()) + 1),
         )
-    )
-    variance = v_c + v_a - v_ca
-    if not variance > 0:
-        # As for means: the larger one-way variance when the difference is not positive.
-        variance = np.fmax(v_c, v_a)
-    # As for means: the effective number of cells or annotators, the fewer, minus one.
-    t = float(t_quantile(min(effective_c, effective_a) - 1, confidence))
-    half = t * float(np.sqrt(variance))
+    ]
+    return AlphaLeftOut(alpha, n_units, left_out)
+
+
+def alpha_two_way(
+    unit,
+    value_index,
+    annotator,
+    cell,
+    values,
+    level: str = "ordinal",
+    *,
+    confidence: float = 0.95,
+) -> AlphaEstimate:
+    """Alpha with a two-way (cells, annotators) cluster-robust interval. Inputs are
+    parallel arrays, one element per rating: its unit (0-based), its value's index into
+    `values`, its annotator and its cell (any integers). One rating per annotator and
+    unit, as judgments guarantee.
+
+    V_cells + V_annotators - V_intersection, each a CR2 jackknife variance
+    (`_cr2_jackknife_variance`) with its effective number of clusters minus one degrees
+    of freedom, and the generalized (fiducial) interval of that sum
+    (`intervals.fiducial_half_width`); when the sum is not positive, the larger one-way
+    variance alone, with Student's t on its degrees of freedom, as for means."""
+    found = alpha_left_out(unit, value_index, annotator, cell, values, level)
+    return alpha_interval(found, confidence)
+
+
+def alpha_interval(found: AlphaLeftOut, confidence: float = 0.95) -> AlphaEstimate:
+    """`alpha_two_way`'s interval from the delete-one-cluster estimates."""
+    nan = float("nan")
+    alpha = found.alpha
+    if not found.left_out:
+        return AlphaEstimate(alpha, nan, nan, found.n_units)
+    terms = [_cr2_jackknife_variance(without, alpha, sizes) for without, sizes in found.left_out]
+    (v_c, _e), (v_a, _e), (v_ca, _e) = terms
+    df = [effective - 1 for _v, effective in terms]
+    if v_c + v_a - v_ca > 0:
+        half = fiducial_half_width([v_c, v_a, v_ca], df, [1, 1, -1], confidence)
+    else:
+        # As for means: the larger one-way variance when the difference is not positive
+        # (Cameron, Gelbach and Miller, section 2.3), then Student's t on its own df.
+        larger = 0 if v_c >= v_a else 1
+        half = fiducial_half_width([terms[larger][0]], [df[larger]], [1], confidence)
     if not np.isfinite(half):
-        return AlphaEstimate(alpha, nan, nan, n_units)
-    return AlphaEstimate(alpha, alpha - half, min(alpha + half, 1.0), n_units)
+        return AlphaEstimate(alpha, nan, nan, found.n_units)
+    return AlphaEstimate(alpha, alpha - half, min(alpha + half, 1.0), found.n_units)
 
 
 @dataclass
@@ -261,8 +334,8 @@ def _icc_from_totals(units, n, squares_of_sums, total, squares):
 
 def icc_two_way(unit, value, annotator, cell, *, confidence: float = 0.95) -> AlphaEstimate:
     """ICC(1,k) (as `agreement.icc_1k`) with a two-way (cells, annotators)
-    cluster-robust t interval, the same construction as alpha's: each one-way variance a
-    delete-one-cluster jackknife, their sum minus the intersection's, t on the effective
+    cluster-robust t interval: each one-way variance a delete-one-cluster jackknife
+    with the usual (G - 1) / G, their sum minus the intersection's, t on the effective
     number of cells or annotators (the fewer) minus one.
 
     With annotators assigned to items at random, the one-way estimator targets the same

@@ -32,8 +32,11 @@ class Rules:
 # separation; 4: CR2 variances and t on the effective number of clusters, Korn-Graubard
 # t for proportions and the effective number of clusters at 0 and 1, an ICC interval,
 # Bradley-Terry under the minimum-information rule and left out where it restates win
-# rates, the multiplicity note). tests/annotation/test_methods_version.py ties it to the code.
-METHODS_VERSION = "chatanime-methods/4"
+# rates, the multiplicity note; 5: alpha's jackknife terms weighted as CR2 and its interval
+# the generalized (fiducial) interval of the two-way combination, each term on its
+# effective number of clusters minus one degrees of freedom).
+# tests/annotation/test_methods_version.py ties it to the code.
+METHODS_VERSION = "chatanime-methods/5"
 
 # Named in the results document so that a reader knows what each interval is.
 _MEANS = (
@@ -46,7 +49,9 @@ METHODS = {
     "paired_differences": _MEANS.format("cells", "cells"),
     "diversity": _MEANS.format("sets", "sets"),
     "agreement": (
-        "alpha and ICC(1,k): two-way cluster-robust t interval (cells, annotators), "
+        "alpha: two-way cluster-robust interval (cells, annotators), jackknife variances "
+        "weighted as CR2, generalized (fiducial) interval with each term on its effective "
+        "number of clusters minus one; ICC(1,k): two-way cluster-robust t interval, "
         "jackknife variances, t on the effective number of cells or annotators minus one"
     ),
     "bradley_terry": (

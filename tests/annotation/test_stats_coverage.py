@@ -7,7 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from annotation.stats.coverage import coverage
+from annotation.stats.arrays import VALUES
+from annotation.stats.clustered import _jackknife_variance, alpha_interval, alpha_left_out
+from annotation.stats.coverage import coverage, population_alpha
 from annotation.stats.crowd import Crowd, effective_annotators, simulate
 from annotation.stats.intervals import (
     Z95,
@@ -52,25 +54,21 @@ def test_skewed_workloads_are_skewed():
         assert low <= effective <= high
 
 
-@pytest.mark.parametrize("name", ["mean", "paired_difference", "win_rate", "bradley_terry"])
+@pytest.mark.parametrize(
+    "name", ["mean", "paired_difference", "win_rate", "alpha", "bradley_terry"]
+)
 def test_intervals_cover_95_percent_with_skewed_workloads(skewed, name):
     """600 studies (300 at 10 annotators with workload sd 1, 300 at 40 with sd 1.5),
-    1,200 intervals of means, paired differences and win rates, 1,800 of strengths:
-    at most three binomial standard errors (about 1.9 and 1.5 points) below 95 %. The
-    intervals they replace covered 92.5 %, 92.8 % and 91.8 % for the first three in
-    this setting (`test_the_old_intervals_undercover_in_the_same_studies`)."""
+    1,200 intervals of means, paired differences and win rates, 600 of alpha, 1,800 of
+    strengths: at most three binomial standard errors (about 1.9, 2.7 and 1.5 points)
+    below 95 %. The intervals they replace covered 92.5 %, 92.8 % and 91.8 % for the
+    first three in this setting (`test_the_old_intervals_undercover_in_the_same_studies`);
+    alpha's old t interval 95.0 and 93.7 % in bench/coverage.py, too close to 95 % for
+    this run to tell (`test_the_old_alpha_interval_undercovers`)."""
     share = np.mean([run[name][0] for run in skewed])
     intervals = sum(run[name][1] for run in skewed)
 
     assert band(share, intervals), share
-
-
-def test_alpha_covers_within_monte_carlo_error_with_skewed_workloads(skewed):
-    share = np.mean([run["alpha"][0] for run in skewed])
-
-    # 600 intervals: three standard errors are 2.7 points. Alpha covers about 1.5
-    # points less than nominal at every size (bench/coverage.py), even workloads too.
-    assert band(share, 600), share
 
 
 def test_the_icc_interval_covers_at_least_95_percent_with_skewed_workloads(skewed):
@@ -134,6 +132,45 @@ def test_the_old_intervals_undercover_in_the_same_studies():
             hits["win_rate"].append(low <= crowd.true_win_rate(1) <= high)
     for name, flags in hits.items():
         assert not band(np.mean(flags), len(flags)), (name, np.mean(flags))
+
+
+def old_alpha_interval(found):
+    """Alpha's interval before: each one-way term the jackknife's (G - 1) / G times the
+    spread of the left-out estimates, t on the effective number of cells or annotators
+    (the fewer) minus one."""
+    terms = [_jackknife_variance(without, len(sizes), sizes) for without, sizes in found.left_out]
+    (v_c, e_c), (v_a, e_a), (v_ca, _e) = terms
+    variance = v_c + v_a - v_ca
+    variance = variance if variance > 0 else max(v_c, v_a)
+    half = float(t_quantile(min(e_c, e_a) - 1)) * math.sqrt(variance)
+    return found.alpha - half, min(found.alpha + half, 1.0)
+
+
+def test_the_old_alpha_interval_undercovers():
+    """What makes alpha's coverage checks able to fail. The old t interval covered
+    92.8-95.0 % in bench/coverage.py, too close to 95 % for a CI-sized run to tell;
+    where annotators differ strongly (leniency sd 0.8, taste sd 0.6: bench/coverage.py
+    --strong) it covers about 90 % at 10 annotators with even workloads. In 1,000 such
+    studies (three standard errors: 2.1 points) the old interval covers 91.0 %, outside
+    the band, and the new one, from the same left-out estimates, 95.3 %."""
+    crowd = Crowd(annotators=10, leniency_sd=0.8, taste_sd=0.6)
+    truth = population_alpha(crowd)
+    rng = np.random.default_rng(5)
+    old, new = [], []
+    for _ in range(1000):
+        study = simulate(rng, crowd)
+        unit = np.concatenate([study["item"] * 2, study["item"] * 2 + 1])
+        value = np.concatenate([study["likert_left"], study["likert_right"]]) - 1
+        annotator = np.tile(study["annotator"], 2)
+        cell = np.tile(study["cell"], 2)
+        found = alpha_left_out(unit, value, annotator, cell, VALUES)
+        low, high = old_alpha_interval(found)
+        old.append(low <= truth <= high)
+        estimate = alpha_interval(found)
+        new.append(estimate.ci_low <= truth <= estimate.ci_high)
+
+    assert not band(np.mean(old), len(old)), np.mean(old)
+    assert band(np.mean(new), len(new)), np.mean(new)
 
 
 def test_effective_clusters_of_equal_clusters_is_their_number():

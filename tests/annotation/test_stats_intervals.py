@@ -20,8 +20,10 @@ from annotation.stats.estimates import (
 )
 from annotation.stats.intervals import (
     Z95,
+    _erf,
     clustered_proportions,
     enough_information,
+    fiducial_half_width,
     t_quantile,
     two_way_cluster_means,
     wilson_effective,
@@ -320,3 +322,41 @@ def test_proportions_use_t_as_korn_and_graubard_do():
 def test_t_quantiles_at_fractional_degrees_of_freedom(df, exact):
     # Exact values by numerical integration of the t density.
     assert float(t_quantile(df)) == pytest.approx(exact, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("df", "exact"),
+    [(1, 12.7062047), (2, 4.3026527), (2.5, 3.5746548), (3.7, 2.8675207), (9.3, 2.2510822)],
+)
+def test_the_fiducial_interval_of_one_variance_is_student_t(df, exact):
+    assert fiducial_half_width([4.0], [df], [1]) == pytest.approx(2 * exact, rel=1e-6)
+
+
+def test_the_fiducial_interval_of_a_difference_matches_its_monte_carlo():
+    """V = V1 + V2 - V3 with 59, 9 and 305 degrees of freedom, as alpha's cell, annotator
+    and intersection terms at 10 annotators: the quantile of |Z| sqrt(V*) over a million
+    draws of the three chi-squares (erf over Z), within their error of 0.1 %. The
+    difference nearly cancels, so the interval is wider than t on the annotators' 9
+    degrees of freedom: V is nearly as uncertain as V2."""
+    variances, dfs = np.array([0.0021, 0.0041, 0.0029]), np.array([59.0, 9.0, 305.0])
+    half = fiducial_half_width(variances, dfs, [1, 1, -1])
+
+    rng = np.random.default_rng(0)
+    draws = 1_000_000
+    spread = sum(
+        sign * v * df / rng.chisquare(df, draws)
+        for v, df, sign in zip(variances, dfs, [1, 1, -1], strict=True)
+    )
+    covered = lambda h: np.mean(  # noqa: E731
+        np.where(spread > 0, _erf(h / np.sqrt(2 * np.abs(spread))), 1.0)
+    )
+    assert covered(half * 0.999) < 0.95 < covered(half * 1.001)
+    # About Student's t on 7 degrees of freedom.
+    standard_error = np.sqrt(variances @ [1, 1, -1])
+    assert float(t_quantile(8)) < half / standard_error < float(t_quantile(6))
+
+
+def test_the_fiducial_interval_needs_a_degree_of_freedom_per_term_and_some_variance():
+    assert np.isnan(fiducial_half_width([1.0, 1.0], [5.0, 0.5], [1, 1]))
+    assert np.isnan(fiducial_half_width([1.0], [np.nan], [1]))
+    assert np.isnan(fiducial_half_width([0.0, 1.0], [5.0, 5.0], [1, -1]))
