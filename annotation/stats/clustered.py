@@ -13,20 +13,18 @@ reproduce, and cheap at a million ratings.
 
 - Alpha: each one-way variance is a delete-one-cluster jackknife (leave out a cell, an
   annotator, or one annotator's ratings in one cell, and recompute alpha from the
-  coincidence matrix minus what they contributed), each cluster's squared change
-  weighted by one minus its share of the ratings, which for a mean is CR2 exactly
-  (`_cr2_jackknife_variance`). Alpha sums over pairs of ratings of a unit, and a pair
-  has two annotators; leaving an annotator out removes every pair it is in, which a
-  linearisation rating by rating would get wrong. It also means that the annotator and
-  the intersection terms both carry the pairs' rating-level noise (leaving a rating out
-  removes its pairs and reweighs the unit's remaining one) and cancel it only in
-  expectation: V is unbiased, but far less precise than t on the number of annotators
-  assumes (in the crowds of `bench/coverage.py` a Satterthwaite count of its degrees of
-  freedom is about 5 at 10 annotators and 14 at 40, not 9 and 39; that t interval
-  covered 93-94 %). The interval is
-  therefore the generalized (fiducial) one of the sum, each term as uncertain as its
-  own effective number of clusters makes it (`intervals.fiducial_half_width`; with one
-  term it is Student's t).
+  coincidence matrix minus what they contributed), each cluster's squared change weighted
+  by one minus its share of the ratings, which for a mean is CR2 exactly
+  (`_cr2_jackknife_variance`). Alpha sums over pairs of ratings of a unit, and a pair has
+  two annotators; leaving an annotator out removes every pair it is in, which a
+  linearisation rating by rating would get wrong. It also means that the annotator and the
+  intersection terms both carry the pairs' rating-level noise (leaving a rating out removes
+  its pairs and reweighs the unit's remaining one) and cancel it only in expectation: V is
+  unbiased, but far less precise than t on the number of annotators assumes (in the crowds
+  of `bench/coverage.py` a Satterthwaite count of its degrees of freedom is about 5 at 10
+  annotators and 14 at 40, not 9 and 39; that t interval covered 93-94 %). The interval is
+  therefore the generalized (fiducial) one of the sum, each term as uncertain as its own
+  effective number of clusters makes it (`intervals.fiducial_half_width`; one term: t).
 - ICC(1,k): the same jackknife terms with the usual (G - 1) / G, and t on the effective
   number of cells or annotators (the fewer) minus one (`intervals.effective_clusters`).
 - Bradley-Terry: the sandwich. Each comparison's influence on the centred strengths is
@@ -67,14 +65,13 @@ def _jackknife_variance(without, clusters: int, sizes) -> tuple[float, float]:
 
 
 def _cr2_jackknife_variance(without, estimate: float, sizes) -> tuple[float, float]:
-    """One one-way variance of alpha and the effective number of clusters behind it: the
-    sum over clusters of (1 - h_g) (alpha without cluster g - alpha)^2, h_g the cluster's
-    share of the ratings. For a mean, alpha without g minus alpha is -e_g / (n (1 - h_g))
-    (e_g the cluster's summed residuals), so each share is e_g^2 / (n^2 (1 - h_g)): CR2
-    exactly, the variance the means use (`intervals._cluster_term`). With equal clusters
-    it is the usual jackknife's (G - 1) / G; the plain jackknife's 1 / (1 - h_g)^2 would
-    overstate what a large cluster contributes (CR3). Clusters whose removal leaves alpha
-    undefined drop out."""
+    """One one-way variance of alpha and the effective number of clusters behind it: the sum
+    over clusters of (1 - h_g) (alpha without cluster g - alpha)^2, h_g the cluster's share of
+    the ratings. For a mean, alpha without g minus alpha is -e_g / (n (1 - h_g)) (e_g the
+    cluster's summed residuals), so each share is e_g^2 / (n^2 (1 - h_g)): CR2 exactly, the
+    variance the means use (`intervals._cluster_term`). With equal clusters it is the usual
+    jackknife's (G - 1) / G; the plain jackknife's 1 / (1 - h_g)^2 would overstate what a
+    large cluster contributes (CR3). Clusters whose removal leaves alpha undefined drop out."""
     sizes = np.asarray(sizes, dtype=float)
     share = sizes / sizes.sum()
     finite = np.isfinite(without)
@@ -88,8 +85,7 @@ def _cr2_jackknife_variance(without, estimate: float, sizes) -> tuple[float, flo
 
 
 def _sums_by(key, matrices) -> np.ndarray:
-    """Sum of the V x V `matrices` per distinct key (keys with a matrix x V x V): one
-    bincount over (key, entry), dense in the keys."""
+    """Sum of the V x V `matrices` per distinct key: one bincount over (key, entry)."""
     _present, key = _dense(key)
     entries = matrices.shape[1] * matrices.shape[2]
     flat = np.bincount(

@@ -19,10 +19,9 @@ design effect deff compares the cluster-robust variance of the proportion with t
 binomial one, and Student's t in place of z (Korn and Graubard 1998): Wilson's good
 behaviour near 0 and 1, widened for clustering and for few clusters.
 
-Where a variance is a combination of terms that nearly cancel, as alpha's annotator and
-cell x annotator terms do (`clustered`), the combination is far less precise than any
-one count of clusters says; `fiducial_half_width` gives its generalized (fiducial)
-interval, which is Student's t when there is one term.
+Where a variance combines terms that nearly cancel, as alpha's annotator and cell x
+annotator terms do (`clustered`), it is far less precise than any one count of clusters
+says; `fiducial_half_width` gives its generalized (fiducial) interval (one term: t).
 
 A minimum-information rule keeps intervals that would mean nothing off the page: below
 `min_judgments` judgments or `min_annotators` annotators an estimate has no interval.

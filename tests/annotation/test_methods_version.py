@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 # The fingerprint of each version's wording and code, recorded when the version was set.
 RECORDED = {
     "chatanime-methods/4": "a079ce162903aa97b53f339568f3e6e37594711e3fdbe28a962d81fdc68f6a21",
-    "chatanime-methods/5": "1b8ea0517455ac16661b650b79e0b552429aed1225c3a5c9fc43c770abfe7f98",
+    "chatanime-methods/5": "3c0d3ca2ce9534153b503cb129403cbd5c35c5e14d9c8b5c4ae09c05500a8e4f",
 }
 
 
