@@ -44,6 +44,7 @@ from bench.load_stack import (  # noqa: E402
     integrity,
     median_run,
     run_level,
+    serve,
     statistics_refresh,
     wait_until_up,
 )
@@ -253,44 +254,17 @@ def main():
         )
 
     out_dir = Path(tempfile.mkdtemp(prefix="chatanime-load-"))
-    gunicorn_log = open(out_dir / "gunicorn.log", "w")  # noqa: SIM115 (closed at exit)
-    worker_log = open(out_dir / "worker.log", "w")  # noqa: SIM115
-    from tests.fixtures.services import running_worker
-
     # The Celery worker recomputing results, on the production settings like the server;
     # stopped after the server, in the `finally` below.
     worker = contextlib.ExitStack()
-    results_worker = worker.enter_context(
-        running_worker(
-            database_url=env["DATABASE_URL"],
-            redis_url=REDIS_URL,
-            queues=["celery"],
-            env={
-                "DJANGO_SETTINGS_MODULE": env["DJANGO_SETTINGS_MODULE"],
-                "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
-            },
-            loglevel="WARNING",
-            pool="prefork",
-            log=worker_log,
-            cpu_nice=args.worker_nice,
-        )
-    )
-    gunicorn = subprocess.Popen(
-        [
-            str(VENV_BIN / "gunicorn"),
-            "chatanime_site.wsgi:application",
-            "--bind",
-            host,
-            # The rest (timeout, backlog, keep-alive) from REPO/gunicorn.conf.py.
-            "--workers",
-            str(args.workers),
-            "--threads",
-            str(args.threads),
-        ],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=gunicorn_log,
-        start_new_session=True,
+    results_worker, gunicorn = serve(
+        worker,
+        env=env,
+        host=host,
+        args=args,
+        redis_url=REDIS_URL,
+        out_dir=out_dir,
+        venv_bin=VENV_BIN,
     )
     accounts = prepared["accounts"]["annotators"]
     metrics = prepared["accounts"]["metrics"]

@@ -29,6 +29,50 @@ def admin_execute(*statements):
             c.execute(statement)
 
 
+def serve(stack, *, env, host, args, redis_url, out_dir, venv_bin):
+    """Start the stack a bench measures, on the production settings in `env`: one Celery
+    worker at `args.worker_nice` and gunicorn with `args.workers` × `args.threads` (the rest
+    from REPO/gunicorn.conf.py), logging into `out_dir`. The worker and the log files are
+    entered on `stack`, so the worker outlives the server the caller stops first; returns
+    (worker, gunicorn)."""
+    from tests.fixtures.services import running_worker
+
+    gunicorn_log = stack.enter_context(open(out_dir / "gunicorn.log", "w"))  # noqa: SIM115
+    worker_log = stack.enter_context(open(out_dir / "worker.log", "w"))  # noqa: SIM115
+    worker = stack.enter_context(
+        running_worker(
+            database_url=env["DATABASE_URL"],
+            redis_url=redis_url,
+            queues=["celery"],
+            env={
+                "DJANGO_SETTINGS_MODULE": env["DJANGO_SETTINGS_MODULE"],
+                "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
+            },
+            loglevel="WARNING",
+            pool="prefork",
+            log=worker_log,
+            cpu_nice=args.worker_nice,
+        )
+    )
+    gunicorn = subprocess.Popen(
+        [
+            str(venv_bin / "gunicorn"),
+            "chatanime_site.wsgi:application",
+            "--bind",
+            host,
+            "--workers",
+            str(args.workers),
+            "--threads",
+            str(args.threads),
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=gunicorn_log,
+        start_new_session=True,
+    )
+    return worker, gunicorn
+
+
 def wait_until_up(url, timeout=60):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

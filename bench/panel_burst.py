@@ -56,6 +56,7 @@ from bench.load_stack import (  # noqa: E402
     machine_busy_ms,
     pids_named,
     process_tree,
+    serve,
     settled_judgments,
     wait_until_up,
 )
@@ -520,42 +521,15 @@ def burst(args, stack: contextlib.ExitStack, postmaster: int | None) -> None:
     print(prepared["panel"].rstrip())
 
     out_dir = Path(tempfile.mkdtemp(prefix="chatanime-burst-"))
-    gunicorn_log = stack.enter_context(open(out_dir / "gunicorn.log", "w"))  # noqa: SIM115
-    worker_log = stack.enter_context(open(out_dir / "worker.log", "w"))  # noqa: SIM115
-    from tests.fixtures.services import running_worker
-
     # Entered before the server starts: the worker stops after it.
-    worker = stack.enter_context(
-        running_worker(
-            database_url=env["DATABASE_URL"],
-            redis_url=REDIS_URL,
-            queues=["celery"],
-            env={
-                "DJANGO_SETTINGS_MODULE": env["DJANGO_SETTINGS_MODULE"],
-                "DATABASE_CONN_MAX_AGE": os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
-            },
-            loglevel="WARNING",
-            pool="prefork",
-            log=worker_log,
-            cpu_nice=args.worker_nice,
-        )
-    )
-    gunicorn = subprocess.Popen(
-        [
-            str(VENV_BIN / "gunicorn"),
-            "chatanime_site.wsgi:application",
-            "--bind",
-            host,
-            # The rest (timeout, backlog, keep-alive) from REPO/gunicorn.conf.py.
-            "--workers",
-            str(args.workers),
-            "--threads",
-            str(args.threads),
-        ],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=gunicorn_log,
-        start_new_session=True,
+    worker, gunicorn = serve(
+        stack,
+        env=env,
+        host=host,
+        args=args,
+        redis_url=REDIS_URL,
+        out_dir=out_dir,
+        venv_bin=VENV_BIN,
     )
     runs = []
     try:
