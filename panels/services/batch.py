@@ -12,20 +12,11 @@ from annotation.models import Judgment
 from ..models import Participant, ParticipantState
 from ..selectors import check_owed
 from .errors import PanelError
+from .locks import participant_locked
 from .outcomes import batch_end
 from .review import participant_review_refresh
 
 ADMIT_NOTE = "panel participant: characters chosen, no quiz (the study's panel settings)"
-
-
-def _locked(participant: Participant) -> Participant:
-    # Their own row only: the panel's and the study's rows, joined here, are shared by
-    # every newcomer's join and every judgment of the study.
-    return (
-        Participant.objects.select_for_update(of=("self",))
-        .select_related("user", "panel_study__study")
-        .get(pk=participant.pk)
-    )
 
 
 def judgments_given(participant: Participant) -> int:
@@ -46,7 +37,7 @@ def participant_admit(*, participant: Participant, characters) -> Participant:
     """Make the participant an approved annotator for exactly `characters` (no staff step:
     the study's panel settings say so), rating only the panel's study, at most the batch's
     number of items. Recorded as the platform's doing."""
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     panel = locked.panel_study
     if panel.quiz:
         # Its participants are admitted by their quizzes (`screening`), not by choosing.
@@ -89,7 +80,7 @@ def participant_complete(*, participant: Participant) -> Participant:
     """Give the completion code, once: a second call returns the participant with the
     same code. Refused, changing nothing, before the batch's last judgment or while an
     attention check is owed."""
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     if locked.state == ParticipantState.COMPLETED:
         return locked
     if locked.state != ParticipantState.STARTED:
@@ -124,7 +115,7 @@ def participant_time_out(*, participant: Participant) -> Participant:
     """End the batch of a participant past their deadline: no code (the panel does not
     pay time-outs), their live leases back to the pool at once. Refused before the
     deadline; a participant already finished is returned as they are."""
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     if locked.state != ParticipantState.STARTED:
         return locked
     now = timezone.now()

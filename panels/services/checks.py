@@ -16,15 +16,8 @@ from .. import checks
 from ..models import CheckAnswer, PanelStudy, Participant, ParticipantState
 from ..selectors import check_owed, checks_failed
 from .errors import PanelError
+from .locks import participant_locked
 from .review import participant_review_refresh
-
-
-def _locked(participant: Participant) -> Participant:
-    return (
-        Participant.objects.select_for_update(of=("self",))
-        .select_related("user", "panel_study__study")
-        .get(pk=participant.pk)
-    )
 
 
 @transaction.atomic
@@ -37,7 +30,7 @@ def check_answer(*, participant: Participant, position, check_key, chosen) -> Pa
         raise PanelError(
             "not_due", _("This question is not the one due now. Nothing was recorded.")
         )
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     if CheckAnswer.objects.filter(participant=locked, position=position).exists():
         return locked
     if locked.state != ParticipantState.STARTED:

@@ -15,6 +15,7 @@ from annotation.services import audit
 
 from ..models import Participant, ParticipantState
 from .errors import PanelError
+from .locks import participant_locked
 
 # Who ended the batch, recorded in the audit note: the participant's "Leave" button, the
 # panel's signed status event, staff, or the deadline (the beat job).
@@ -22,14 +23,6 @@ SOURCES = ("participant", "panel", "staff", "deadline")
 # Participants timed out by one run of the beat job; the next run, a minute later, takes
 # the rest (a backlog after an outage clears in a few runs, each a short transaction each).
 TIME_OUT_BATCH = 500
-
-
-def _locked(participant: Participant) -> Participant:
-    return (
-        Participant.objects.select_for_update(of=("self",))
-        .select_related("user", "panel_study__study")
-        .get(pk=participant.pk)
-    )
 
 
 def _source_checked(source) -> str:
@@ -76,7 +69,7 @@ def participant_return(*, participant: Participant, actor=None, source: str) -> 
     (completed, screened out, timed out, returned) is left as they are: refused with
     code "finished", which names their state."""
     source = _source_checked(source)
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     if locked.state != ParticipantState.STARTED:
         raise _finished(locked)
     return batch_end(locked, ParticipantState.RETURNED, actor=actor, source=source)
@@ -88,7 +81,7 @@ def participant_time_out_now(*, participant: Participant, actor=None, source: st
     panel's clock decided: Prolific timed the submission out), freeing their leases. A
     participant whose batch is over is refused with code "finished", unchanged."""
     source = _source_checked(source)
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     if locked.state != ParticipantState.STARTED:
         raise _finished(locked)
     return batch_end(locked, ParticipantState.TIMED_OUT, actor=actor, source=source)

@@ -21,6 +21,7 @@ from .. import selectors
 from ..models import PanelStudy, Participant, ParticipantState
 from .batch import judgments_given
 from .errors import PanelError
+from .locks import participant_locked
 
 QUIZ_ADMIT_NOTE = "panel participant: quiz passed at the one attempt (the study's panel settings)"
 QUIZ_FAILED_NOTE = "panel participant: quiz not passed at the one attempt a participant has"
@@ -29,14 +30,6 @@ SCREENED_OUT_BY_QUIZ = "screen-out: no chosen character's quiz passed"
 SCREENED_OUT_NO_ITEMS = (
     "screen-out: the study ran out of items for the participant (%d of %d rated)"
 )
-
-
-def _locked(participant: Participant) -> Participant:
-    return (
-        Participant.objects.select_for_update(of=("self",))
-        .select_related("user", "panel_study__study")
-        .get(pk=participant.pk)
-    )
 
 
 def quiz_characters(panel_study: PanelStudy):
@@ -73,7 +66,7 @@ def _still_screening(locked: Participant) -> None:
 def participant_characters_choose(*, participant: Participant, characters) -> Participant:
     """The characters a participant on a quiz study says they know, each to be quizzed
     once: only the study's characters with a quiz, and only once."""
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     _still_screening(locked)
     if selectors.screening_of(locked):
         raise PanelError("already_chosen", _("You have already chosen your characters."))
@@ -97,7 +90,7 @@ def participant_quiz_submit(*, participant: Participant, character: Character, c
     rejected at once, so it cannot be taken again anywhere; after the last quiz, the
     characters passed are admitted or, with none passed, the participant is screened out.
     Returns the scored qualification."""
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     _still_screening(locked)
     qualification = next(
         (q for q in selectors.screening_of(locked) if q.character_id == character.pk), None
@@ -127,7 +120,7 @@ def participant_screening_settle(*, participant: Participant) -> Participant:
     screen the participant out. Called after each quiz; called again (the start page),
     it settles a screening whose last quiz was taken on another page, and returns a
     participant already admitted or finished as they are."""
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     if locked.state != ParticipantState.STARTED or selectors.participant_admitted(locked):
         return locked
     _still_screening(locked)
@@ -177,7 +170,7 @@ def participant_run_out(*, participant: Participant) -> Participant:
     batch is full (`selectors.items_left_for` says what "left" means). Refused, changing
     nothing, while an item may still come to them; a participant already screened out
     is returned with the same code."""
-    locked = _locked(participant)
+    locked = participant_locked(participant)
     if locked.state == ParticipantState.SCREENED_OUT:
         return locked
     if locked.state != ParticipantState.STARTED:
