@@ -14,6 +14,10 @@ def _ensure_metrics(sender, **kwargs):
     metrics_cache_clear()
 
 
+# Models whose changes alter what one annotator may rate.
+_ANNOTATOR_MODELS = ("AnnotatorProfile", "Qualification")
+
+
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = _("Annotation")
@@ -29,6 +33,24 @@ class AnnotationConfig(AppConfig):
         post_save.connect(metrics_cache_clear, sender=Metric)
         post_delete.connect(metrics_cache_clear, sender=Metric)
         self._connect_worklists()
+        self._connect_staffing()
+
+    def _connect_staffing(self):
+        """Every process's copy of a study's staffing (selectors.staffing) goes stale when
+        staff change who may rate what or how much: a study, its characters, members and
+        caps; an annotator's profile or qualifications."""
+        from .selectors.staffing import staffing_changed
+
+        Study = self.get_model("Study")
+        StudyMembership = self.get_model("StudyMembership")
+        models = [Study, StudyMembership, *(self.get_model(n) for n in _ANNOTATOR_MODELS)]
+        for model in models:
+            for signal in (post_save, post_delete):
+                signal.connect(staffing_changed, sender=model, dispatch_uid=f"staffing-{model}")
+        for through in (Study.characters.through, StudyMembership.characters.through):
+            m2m_changed.connect(
+                staffing_changed, sender=through, dispatch_uid=f"staffing-{through}"
+            )
 
     def _connect_worklists(self):
         """Annotators' kept worklists (services.worklists) go stale when staff change who
@@ -58,7 +80,7 @@ class AnnotationConfig(AppConfig):
             if user_id is not None:
                 plans_forget(user_id)
 
-        for name in ("AnnotatorProfile", "Qualification"):
+        for name in _ANNOTATOR_MODELS:
             model = self.get_model(name)
             post_save.connect(
                 annotator_changed, sender=model, dispatch_uid=f"worklists-{name}", weak=False

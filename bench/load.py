@@ -25,7 +25,6 @@ import os
 import runpy
 import secrets
 import signal
-import string
 import subprocess
 import sys
 import tempfile
@@ -35,6 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from bench import report  # noqa: E402
+from bench.load_accounts import open_only, prepare  # noqa: E402
 from bench.load_stack import (  # noqa: E402
     DATABASE,
     SERVER,
@@ -58,129 +58,6 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "chatanime"
 # scheduling group (autogroup) whose weight is closest, 272 against 1024.
 WORKER_CPU_NICE = 6
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/9")
-
-
-def csrf_secret() -> str:
-    alphabet = string.ascii_letters + string.digits
-    return "".join(secrets.choice(alphabet) for _ in range(32))
-
-
-def prepare(args, host) -> dict:
-    """Import the data, open the study, create approved annotators with live sessions."""
-    import django
-
-    django.setup()
-    from django.contrib.auth import get_user_model
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext, override_settings
-
-    from annotation import services
-    from annotation.metric_definitions import PAIR_METRIC_SLUGS
-    from annotation.models import Assignment, ProfileStatus, Qualification
-    from annotation.selectors.ordering import tightly_staffed
-    from dialogues.importer import import_chatanime
-    from dialogues.models import Character, Source, SourceKind
-
-    import_chatanime(args.data)
-    study = services.study_create(
-        name="Load",
-        reference=Source.objects.get(slug="human"),
-        compared=list(Source.objects.filter(kind=SourceKind.LLM)),
-        characters=list(Character.objects.all()),
-    )
-    items = services.study_open(study=study)
-    characters = list(Character.objects.all())
-    accounts = []
-    # Each level has annotators of its own; one more account counts the queries.
-    users = args.repeat * sum([*args.users, *(u for u, _ in args.crowd)])
-    for n in range(users + 1):
-        # Sessions are made here, so a slow password hash would only slow the preparation.
-        with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
-            user = services.account_ensure(email=f"load{n}@example.com", password="load-password")
-        profile = services.consent_give(user=user)
-        Qualification.objects.bulk_create(
-            Qualification(profile=profile, character=c, status="approved") for c in characters
-        )
-        profile.status = ProfileStatus.APPROVED
-        profile.save()
-        client = Client()
-        client.force_login(user)
-        # "-": the annotator's first request asks /annotate/ for an item; every later one
-        # is a submission that receives the next item.
-        accounts.append(
-            {"session": client.cookies["sessionid"].value, "csrf": csrf_secret(), "token": "-"}
-        )
-
-    # Queries per annotator page, counted in-process with the last account.
-    user = get_user_model().objects.get(email=f"load{users}@example.com")
-    client = Client(headers={"X-Forwarded-Proto": "https"})
-    client.force_login(user)
-    form = {f"{p}-{slug}": "4" for p in "ab" for slug in PAIR_METRIC_SLUGS}
-    form["preference"] = "tie"
-
-    def count(method, url, **kwargs):
-        with CaptureQueriesContext(connection) as queries:
-            response = getattr(client, method)(url, secure=True, **kwargs)
-        assert response.status_code in (200, 302), (url, response.status_code)
-        return len(queries)
-
-    queries = {"home": count("get", "/"), "screening hub": count("get", "/screening/")}
-    Assignment.objects.filter(annotator=user).delete()
-    queries["next item (redirect)"] = count("get", "/annotate/")
-    token = Assignment.objects.get(annotator=user, state="active").token
-    queries["rating page"] = count("get", f"/annotate/{token}/")
-    queries["submit + next item"] = count(
-        "post", f"/annotate/{token}/", data=form, headers={"HX-Request": "true"}
-    )
-    token = Assignment.objects.get(annotator=user, state="active").token
-    queries["skip + next item"] = count(
-        "post", f"/annotate/{token}/skip/", data={"reason": "unclear"}
-    )
-    # With about as many annotators as the study needs, every request plans with the
-    # look-ahead (`ordering.tightly_staffed`): a costlier path than a study with slack, so
-    # a run with few annotators in all (a single small level, no crowd) measures that one.
-    tight = len(tightly_staffed(study))
-    profile = cpu_profile(client, user, form, args.profile) if args.profile else ""
-    connection.close()
-    return {
-        "profile": profile,
-        "items": items,
-        "tightly_staffed": tight,
-        "queries": queries,
-        "accounts": {"host": host, "metrics": PAIR_METRIC_SLUGS, "annotators": accounts[:-1]},
-    }
-
-
-def cpu_profile(client, user, form, cycles: int) -> str:
-    """Where a judgment's CPU goes: `cycles` submit + next cycles in-process under
-    cProfile, the functions with the most cumulative time, then with the most own time.
-    The form is posted URL-encoded, as browsers and wrk send it (the test client's default,
-    multipart, costs about a millisecond more to parse)."""
-    import cProfile
-    import io
-    import pstats
-    from urllib.parse import urlencode
-
-    from annotation.models import Assignment
-
-    client.get("/annotate/", secure=True)
-    profiler = cProfile.Profile()
-    for _ in range(cycles):
-        token = Assignment.objects.get(annotator=user, state="active").token
-        profiler.enable()
-        client.post(
-            f"/annotate/{token}/",
-            data=urlencode(form, doseq=True),
-            content_type="application/x-www-form-urlencoded",
-            headers={"HX-Request": "true"},
-            secure=True,
-        )
-        profiler.disable()
-    out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
-    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(30)
-    return out.getvalue()
 
 
 def main():
@@ -210,6 +87,11 @@ def main():
         default=WORKER_CPU_NICE,
         help="nice value of the Celery worker's scheduling group (0: the web server's weight)",
     )
+    parser.add_argument(
+        "--staffing",
+        default="tight,generous",
+        help="the cases, each with a study and annotators of its own (tight, generous)",
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     args = parser.parse_args()
@@ -218,6 +100,9 @@ def main():
         (int(users), float(think))
         for users, think in (level.split(":") for level in args.crowd.split(",") if level)
     ]
+    args.staffing = [case for case in args.staffing.split(",") if case]
+    if not args.staffing or set(args.staffing) - {"tight", "generous"}:
+        parser.error("--staffing: tight, generous or both")
 
     port = free_port()
     host = f"127.0.0.1:{port}"
@@ -241,17 +126,13 @@ def main():
 
     redis.Redis.from_url(REDIS_URL).flushdb()
     started = time.perf_counter()
-    prepared = prepare(args, host)
-    print(
-        f"prepared in {time.perf_counter() - started:.0f} s: {prepared['items']} items, "
-        f"{len(prepared['accounts']['annotators'])} approved annotators"
-    )
-    if prepared["tightly_staffed"]:
-        print(
-            f"{prepared['tightly_staffed']} characters have about the annotators they need:"
-            " every request to them plans with the look-ahead, the costlier path (more"
-            " levels, or a --crowd level, bring slack)"
-        )
+    users = args.repeat * sum([*args.users, *(u for u, _ in args.crowd)])
+    prepared = prepare(args, host, args.staffing, users)
+    print(f"prepared in {time.perf_counter() - started:.0f} s")
+    for case, c in prepared["cases"].items():
+        print(f"{case}: {staffing_line(c)}")
+    # What autovacuum does soon after a large import, before the first annotator arrives.
+    statistics_refresh()
 
     out_dir = Path(tempfile.mkdtemp(prefix="chatanime-load-"))
     # The Celery worker recomputing results, on the production settings like the server;
@@ -266,40 +147,21 @@ def main():
         out_dir=out_dir,
         venv_bin=VENV_BIN,
     )
-    accounts = prepared["accounts"]["annotators"]
-    metrics = prepared["accounts"]["metrics"]
     levels = [(users, 0.0, args.seconds) for users in args.users] + [
         # A crowd is watched for longer, so that it settles into its rhythm.
         (users, think, 2 * args.seconds)
         for users, think in args.crowd
     ]
+    studies = [c["study"] for c in prepared["cases"].values()]
+    results: dict[str, list[dict]] = {}
     try:
         wait_until_up(f"http://{host}/health/")
         health_before, health_cpu_before = health_rate(host)
-        results, used = [], 0
-        for users, think, seconds in levels:
-            runs = []
-            for _ in range(args.repeat):
-                statistics_refresh()
-                # Every run starts with annotators of its own, each on a fresh item.
-                runs.append(
-                    run_level(
-                        users,
-                        seconds,
-                        host,
-                        accounts[used:],
-                        metrics,
-                        out_dir,
-                        gunicorn.pid,
-                        think,
-                        worker_pid=results_worker.pid,
-                        redis_url=REDIS_URL,
-                    )
-                )
-                used += users
-            for run in runs:
-                print(json.dumps(run), flush=True)
-            results.append(median_run(runs))
+        for case, c in prepared["cases"].items():
+            open_only(c["study"], [pk for pk in studies if pk != c["study"]])
+            results[case] = run_levels(
+                args, levels, c["accounts"], prepared, out_dir, gunicorn, results_worker, host
+            )
         health_after, health_cpu_after = health_rate(host)
     finally:
         os.killpg(gunicorn.pid, signal.SIGTERM)
@@ -310,14 +172,98 @@ def main():
 
     print(
         f"\ngunicorn {args.workers} workers × {args.threads} threads, 1 Celery worker, "
-        f"PostgreSQL, Redis, wrk; {args.seconds} s per level, median of {args.repeat} "
-        "run(s); latency of completed 'submit + next item' cycles, think time excluded; "
-        "errors, 200s and saved summed over the runs"
+        f"PostgreSQL (autovacuum on), Redis, wrk; {args.seconds} s per level, median of "
+        f"{args.repeat} run(s); latency of completed 'submit + next item' cycles, think time "
+        "excluded; errors, 200s and saved summed over the runs"
     )
     print(
         f"GET /health/: {health:.0f} req/s (before {health_before:.0f}, after {health_after:.0f}),"
         f" machine CPU {(health_cpu_before + health_cpu_after) / 2:.1f} ms per request"
     )
+    for case, rows in results.items():
+        print(f"\n{case}: {staffing_line(prepared['cases'][case])}")
+        print_table(case, rows, health)
+    if len(results) == 2:
+        tight, generous = results.get("tight", []), results.get("generous", [])
+        print(
+            "\ntight against generous, judgments/s: "
+            + ", ".join(
+                f"{t['users']}{' think' if t['think'] else ''}: "
+                f"{100 * t['judgments_per_s'] / g['judgments_per_s']:.0f} %"
+                for t, g in zip(tight, generous, strict=True)
+                if g["judgments_per_s"]
+            )
+        )
+    print(
+        f"duplicates: {checks['duplicates']}, over-assigned items: {checks['over_assigned']}, "
+        f"items whose count differs from their judgments: {checks['count_drift']}, "
+        f"characters whose progress differs from their items: {checks['progress_drift']}, "
+        f"judgments filed under another study than their item's: {checks['misfiled']}"
+    )
+    idle = [
+        f"{case} {r['users']}: {r['no_work']}"
+        for case, rows in results.items()
+        for r in rows
+        if r.get("no_work")
+    ]
+    if idle:
+        print(
+            "answers 'nothing to rate now' (an annotator at their cap; not errors), per level: "
+            + ", ".join(idle)
+        )
+    print("\nqueries per annotator page")
+    for page, n in prepared["queries"].items():
+        print(f"  {page:<24}{n:>4}")
+    for case, rows in results.items():
+        for r in rows:
+            print(f"{case}, judgments/s of each run at {r['users']} annotators: {r['runs']}")
+    if prepared["profile"]:
+        print(f"\nin-process profile of {args.profile} submit + next cycles\n")
+        print(prepared["profile"])
+    print(f"\nlogs: {out_dir}")
+    if not args.keep:
+        admin_execute(f'DROP DATABASE IF EXISTS "{DATABASE}"')
+
+
+def staffing_line(case: dict) -> str:
+    per, needed = case["raters_per_character"], case["needed"]
+    return (
+        f"{case['items']} items, {len(case['accounts'])} annotators for the levels; "
+        f"{per} may rate each character ({per / needed:.2f} × the {needed} it needs); "
+        f"{case['tightly_staffed']} of {case['characters']} characters tightly staffed"
+        " (their items are ordered with the look-ahead)"
+    )
+
+
+def run_levels(args, levels, accounts, prepared, out_dir, gunicorn, results_worker, host):
+    """Every level of one case, each run with annotators of its own; the median runs."""
+    results, used = [], 0
+    for users, think, seconds in levels:
+        runs = []
+        for _ in range(args.repeat):
+            # Every run starts with annotators of its own, each on a fresh item.
+            runs.append(
+                run_level(
+                    users,
+                    seconds,
+                    host,
+                    accounts[used:],
+                    prepared["metrics"],
+                    out_dir,
+                    gunicorn.pid,
+                    think,
+                    worker_pid=results_worker.pid,
+                    redis_url=REDIS_URL,
+                )
+            )
+            used += users
+        for run in runs:
+            print(json.dumps(run), flush=True)
+        results.append(median_run(runs))
+    return results
+
+
+def print_table(case: str, results: list[dict], health: float) -> None:
     header = (
         f"{'annotators':>10}{'think s':>8}{'judg./s':>9}{'% health':>9}{'p50 ms':>8}"
         f"{'p95 ms':>8}{'p99 ms':>8}{'errors':>7}{'200s':>7}{'saved':>7}{'CPU ms/j':>9}"
@@ -328,7 +274,7 @@ def main():
     for r in results:
         share = 100 * r["judgments_per_s"] / health if health else 0
         report(
-            f"load: {r['users']} annotators"
+            f"load ({case} staffing): {r['users']} annotators"
             + (f", {r['think']:g} s between items" if r["think"] else ", no pause"),
             "gunicorn + PostgreSQL + Redis + worker, wrk",
             f"{r['judgments_per_s']:.1f} judgments/s ({share:.0f}% of /health/), "
@@ -344,29 +290,6 @@ def main():
             f"{r['redis_cpu_ms_per_judgment']:>11.1f}{r['redis_commands_per_judgment']:>12.1f}"
             f"{r['machine_cpu_ms_per_judgment']:>13.1f}"
         )
-    print(
-        f"duplicates: {checks['duplicates']}, over-assigned items: {checks['over_assigned']}, "
-        f"items whose count differs from their judgments: {checks['count_drift']}, "
-        f"characters whose progress differs from their items: {checks['progress_drift']}, "
-        f"judgments filed under another study than their item's: {checks['misfiled']}"
-    )
-    idle = [f"{r['users']}: {r['no_work']}" for r in results if r.get("no_work")]
-    if idle:
-        print(
-            "answers 'nothing to rate now' (an annotator at their cap; not errors), per level: "
-            + ", ".join(idle)
-        )
-    print("\nqueries per annotator page")
-    for page, n in prepared["queries"].items():
-        print(f"  {page:<24}{n:>4}")
-    for r in results:
-        print(f"judgments/s of each run at {r['users']} annotators: {r['runs']}")
-    if prepared["profile"]:
-        print(f"\nin-process profile of {args.profile} submit + next cycles\n")
-        print(prepared["profile"])
-    print(f"\nlogs: {out_dir}")
-    if not args.keep:
-        admin_execute(f'DROP DATABASE IF EXISTS "{DATABASE}"')
 
 
 if __name__ == "__main__":

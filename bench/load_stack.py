@@ -1,11 +1,11 @@
 """The running side of bench/load.py: the server's processes, wrk runs of the
 annotator loop (bench/annotate.lua) and the checks of what they saved."""
 
+import contextlib
 import json
 import os
 import socket
 import subprocess
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -37,6 +37,8 @@ def serve(stack, *, env, host, args, redis_url, out_dir, venv_bin):
     (worker, gunicorn)."""
     from tests.fixtures.services import running_worker
 
+    autovacuum_before = stack.enter_context(autovacuum_on())
+    print(f"PostgreSQL's autovacuum: on for this run (the server had it {autovacuum_before})")
     gunicorn_log = stack.enter_context(open(out_dir / "gunicorn.log", "w"))  # noqa: SIM115
     worker_log = stack.enter_context(open(out_dir / "worker.log", "w"))  # noqa: SIM115
     worker = stack.enter_context(
@@ -240,8 +242,6 @@ def run_level(
     results_worker = process_tree(worker_pid) if worker_pid else []
     cpu = CpuSplit(gunicorn_workers(master_pid), results_worker)
     commands_before = redis_commands(redis_url)
-    analyze = AutoAnalyze()
-    analyze.start()
     result = wrk(
         [
             "-t",
@@ -266,7 +266,6 @@ def run_level(
     # wrk stops without waiting for the answers still in flight; the server goes on
     # saving them. They belong to this level: counted here, not in the next one's window.
     after = settled_judgments()
-    analyzed = analyze.stop()
     if result["failures"]:
         # What the first failed submissions of each annotator were answered, to read.
         (out_dir / f"failures-{users}-{think:g}.txt").write_text(
@@ -298,7 +297,6 @@ def run_level(
         "redis_cpu_ms_per_judgment": split["redis"],
         "redis_commands_per_judgment": commands / saved if saved and redis_url else float("nan"),
         "machine_cpu_ms_per_judgment": split["machine"],
-        "tables_analyzed": analyzed,
     }
 
 
@@ -314,41 +312,30 @@ def median_run(runs: list[dict]) -> dict:
     return chosen
 
 
-class AutoAnalyze(threading.Thread):
-    """While a level runs, ANALYZE each table of the scratch database once its rows
-    changed by more than autovacuum's threshold (50 plus 10 % of the table), checked
-    every few seconds: what autovacuum does on a server that has it. This machine's
-    PostgreSQL runs without it, and a level would otherwise run on statistics from its
-    start: the first level's on nearly empty tables, where PostgreSQL plans, and keeps
-    for the connection, scans that grow with every judgment (the foreign-key checks of a
-    judgment's ratings among them)."""
+@contextlib.contextmanager
+def autovacuum_on():
+    """PostgreSQL with autovacuum on for the bench's run, as every production server has
+    it, and back to what the server had afterwards (it is a server-wide setting, read on
+    reload). Said in the bench's output."""
+    import psycopg
 
-    CHECK_SECONDS = 5
-
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.stopping = threading.Event()
-        self.analyzed = 0
-
-    def run(self):
-        import psycopg
-
-        url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
+    url = SERVER.replace("postgres://", "postgresql://")
+    with psycopg.connect(url, autocommit=True) as c:
+        before, set_by_alter_system = c.execute(
+            "SELECT setting, COALESCE(sourcefile LIKE '%%postgresql.auto.conf', FALSE)"
+            " FROM pg_settings WHERE name = 'autovacuum'"
+        ).fetchone()
+        c.execute("ALTER SYSTEM SET autovacuum = on")
+        c.execute("SELECT pg_reload_conf()")
+    try:
+        yield before
+    finally:
         with psycopg.connect(url, autocommit=True) as c:
-            while not self.stopping.wait(self.CHECK_SECONDS):
-                for (table,) in c.execute(
-                    "SELECT s.relname FROM pg_stat_user_tables s"
-                    " JOIN pg_class c ON c.oid = s.relid"
-                    " WHERE s.n_mod_since_analyze > 50 + 0.1 * GREATEST(c.reltuples, 0)"
-                ).fetchall():
-                    c.execute(f'ANALYZE "{table}"')
-                    self.analyzed += 1
-
-    def stop(self) -> int:
-        """Stop, and say how many tables were analyzed."""
-        self.stopping.set()
-        self.join()
-        return self.analyzed
+            if set_by_alter_system:
+                c.execute(f"ALTER SYSTEM SET autovacuum = {'on' if before == 'on' else 'off'}")
+            else:
+                c.execute("ALTER SYSTEM RESET autovacuum")
+            c.execute("SELECT pg_reload_conf()")
 
 
 def statistics_refresh() -> None:

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
-from common.kept import Kept
-
 from .. import sql
 from ..models import (
     Assignment,
@@ -29,6 +27,7 @@ from ..models import (
     StudyStatus,
 )
 from ..pairing import items_one_annotator_can_take_per_scenario
+from .staffing import shared, shared_forget
 
 
 def current_lease(user, now, only_study) -> Assignment | None:
@@ -305,18 +304,21 @@ def items_left_estimate(user) -> int:
 
 
 OPEN_WORK_SECONDS = 10
-_open_work: Kept[tuple[dict[int, set[int]], set[int]]] = Kept(OPEN_WORK_SECONDS)
 
 
 def open_work(study: Study) -> tuple[dict[int, set[int]], set[int]]:
     """The study's work still open to someone, counted at most every OPEN_WORK_SECONDS
-    per process: per character, the scenarios with pairs below the overlap; and the
-    characters with a diversity set below it."""
-    return _open_work.read((study.pk, study.created_at), lambda: _open_work_count(study))
+    and shared by every process (`staffing.shared`): per character, the scenarios with
+    pairs below the overlap; and the characters with a diversity set below it."""
+    return shared(_open_work_key(study), lambda: _open_work_count(study), OPEN_WORK_SECONDS)
 
 
-def open_work_forget() -> None:
-    _open_work.forget()
+def open_work_forget(study: Study) -> None:
+    shared_forget(_open_work_key(study))
+
+
+def _open_work_key(study: Study) -> tuple:
+    return ("open work", study.pk, study.created_at)
 
 
 def _open_work_count(study: Study) -> tuple[dict[int, set[int]], set[int]]:

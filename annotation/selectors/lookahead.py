@@ -10,8 +10,9 @@ from ..pairing import (
     Taker,
     items_one_annotator_can_take_per_scenario,
     stranding_costs,
+    strands_nothing,
 )
-from .staffing import at_their_cap, kept, raters_by_character
+from .staffing import at_their_cap, fixed, raters_by_character
 
 # Most annotators have seen none of a group's answers: they share this one empty set.
 NOBODY_SEEN: frozenset[int] = frozenset()
@@ -19,8 +20,8 @@ NOBODY_SEEN: frozenset[int] = frozenset()
 
 def _per_scenario(study: Study) -> int:
     """How many items of one scenario one annotator may take (fixed once the study is
-    made, so kept like the staffing)."""
-    return kept(
+    made)."""
+    return fixed(
         ("per scenario", study.pk, study.created_at),
         lambda: items_one_annotator_can_take_per_scenario(
             study.design, study.compared_sources.count() + 1
@@ -28,19 +29,23 @@ def _per_scenario(study: Study) -> int:
     )
 
 
-def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dict[int, int]:
+class StrandingCosts(dict[int, int]):
+    """Per candidate, the judgments its taking would strand; `matched`: whether some of
+    them were weighed by the full matching, not all by their groups' slack."""
+
+    matched: bool = False
+
+
+def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> StrandingCosts:
     """Per candidate pair: how many of its scenario's open judgments nobody could give if
-    this annotator took it now (`pairing.stranding_costs`). The scenario's items, who
-    else may rate them and what they have seen are read here, in a handful of queries:
-    this runs near the end of a character's work and for characters staffed with about
-    the annotators they need, where a wrong choice costs a judgment nobody can make up."""
+    this annotator took it now (`pairing.stranding_costs`). Where the scenario has slack
+    (`groups_with_slack`, one statement) that is none, whichever is taken. Elsewhere the
+    scenario's items, who else may rate them and what they have seen are read, in a
+    handful of queries, and matched: this is where a wrong choice costs a judgment
+    nobody can make up."""
+    costs = StrandingCosts()
     if not candidate_ids:
-        return {}
-    # The scenario's reads are written out (see `annotation.sql`): with a study staffed by
-    # about the annotators it needs, they run on every request. Rows are selected by
-    # their groups' characters and scenarios rather than by lists of item ids (hundreds,
-    # each prepared and sent); that crosses the characters with the scenarios, so rows
-    # of other groups are left out here.
+        return costs
     group_of = {
         pk: (character_id, scenario_id)
         for pk, character_id, scenario_id in sql.rows(
@@ -50,16 +55,91 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> dic
             candidate_ids,
         )
     }
-    if not group_of:
-        return {}
+    slack = groups_with_slack(user, study, set(group_of.values()), now)
+    to_match = {pk: group for pk, group in group_of.items() if group not in slack}
+    costs.update({pk: 0 for pk in candidate_ids if pk not in to_match})
+    if to_match:
+        costs.update(_matched_costs(user, study, to_match, now))
+        costs.matched = True
+    return costs
+
+
+def groups_with_slack(
+    user, study: Study, groups: set[tuple[int, int]], now
+) -> set[tuple[int, int]]:
+    """The groups (character, scenario) where this annotator may take any pair without
+    stranding a judgment, as `pairing.strands_nothing` decides from two counts read in
+    one statement: the group's open judgments (the overlap less judgments and live
+    leases, per item), and the annotators who have been shown one of its answers (they
+    may have no capacity left in it). Every other rater of the character, not at their
+    cap, may take any of its items. Annotators shown an answer who no longer rate count
+    against the slack too: the estimate errs towards the full matching."""
+    if not groups:
+        return set()
+    characters = {c for c, _s in groups}
+    scenarios = {s for _c, s in groups}
+    counts = sql.rows(
+        "WITH g AS (SELECT i.id, i.character_id, i.scenario_id,"
+        "  %s - i.judgment_count - (SELECT COUNT(*) FROM annotation_assignment a"
+        f"   WHERE a.item_id = i.id AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
+        "   AND a.expires_at > %s) AS open"
+        f" FROM annotation_item i WHERE {_IN_GROUPS.format(c=_marks(characters), s=_marks(scenarios))})"
+        " SELECT g.character_id, g.scenario_id, SUM(CASE WHEN g.open > 0 THEN g.open ELSE 0 END),"
+        "  (SELECT COUNT(DISTINCT x.annotator_id) FROM annotation_itemexposure e"
+        "   JOIN annotation_answerexposure x ON x.answer_id = e.answer_id"
+        "   WHERE x.study_id = %s AND x.annotator_id <> %s AND e.item_id IN"
+        "   (SELECT h.id FROM g h WHERE h.character_id = g.character_id"
+        "    AND h.scenario_id = g.scenario_id))"
+        " FROM g GROUP BY g.character_id, g.scenario_id",
+        [
+            study.overlap,
+            sql.db_moment(now),
+            study.pk,
+            False,
+            *characters,
+            *scenarios,
+            study.pk,
+            user.pk,
+        ],
+    )
+    raters = raters_by_character(study, characters)
+    capped = at_their_cap(study)
+    my_id = user.pk
+    free_raters = {
+        c: sum(1 for a in people if a != my_id and a not in capped) for c, people in raters.items()
+    }
+    return {
+        (character_id, scenario_id)
+        for character_id, scenario_id, open_judgments, shown in counts
+        if (character_id, scenario_id) in groups
+        and strands_nothing(open_judgments or 0, free_raters.get(character_id, 0) - shown)
+    }
+
+
+# The pairs of some characters and scenarios: crossed, so rows of other groups are left
+# out by the caller.
+_IN_GROUPS = (
+    f"i.study_id = %s AND i.kind = {sql.literal(ItemKind.PAIR)} AND i.is_gold = %s"
+    " AND i.character_id IN ({c}) AND i.scenario_id IN ({s})"
+)
+
+
+def _marks(values) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def _matched_costs(user, study: Study, group_of: dict[int, tuple[int, int]], now) -> dict[int, int]:
+    """`stranding_costs_of` by the full matching, for candidates whose groups have no
+    slack. The scenario's reads are written out (see `annotation.sql`): with a study
+    staffed by exactly the annotators it needs, they run on every request. Rows are
+    selected by their groups' characters and scenarios rather than by lists of item ids
+    (hundreds, each prepared and sent); that crosses the characters with the scenarios,
+    so rows of other groups are left out here."""
+    candidate_ids = list(group_of)
     wanted_groups = set(group_of.values())
     characters = {c for c, _s in wanted_groups}
     scenarios = {s for _c, s in wanted_groups}
-    in_groups = (
-        f"i.study_id = %s AND i.kind = {sql.literal(ItemKind.PAIR)} AND i.is_gold = %s"
-        f" AND i.character_id IN ({', '.join(['%s'] * len(characters))})"
-        f" AND i.scenario_id IN ({', '.join(['%s'] * len(scenarios))})"
-    )
+    in_groups = _IN_GROUPS.format(c=_marks(characters), s=_marks(scenarios))
     in_groups_params = [study.pk, False, *characters, *scenarios]
     exposures: dict[int, set[int]] = {}
     judged: dict[int, int] = {}

@@ -9,7 +9,7 @@ from .. import sql
 from ..models import ItemKind, Study
 from .eligibility import Available, available_items
 from .lookahead import stranding_costs_of
-from .staffing import kept, raters_by_character
+from .staffing import raters_by_character, shared
 from .studies import annotators_needed_by_character
 
 CANDIDATES = 20
@@ -30,9 +30,13 @@ LOOKAHEAD_ALTERNATIVES = 3
 
 class Candidates(NamedTuple):
     ids: list[int]
-    # Ordered by the look-ahead, which weighs what everyone else may still take: an order
-    # that goes stale as soon as someone takes an item.
+    # Ordered by the look-ahead's full matching, which weighs what everyone else may
+    # still take: an order that goes stale as soon as someone takes an item.
     looked_ahead: bool
+    # Characters whose candidates the look-ahead found free by their scenarios' slack
+    # alone (`lookahead.groups_with_slack`): an order that holds while the slack lasts,
+    # so it is checked again when a candidate is leased from a kept plan.
+    watched: frozenset[int] = frozenset()
 
 
 def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Candidates:
@@ -51,15 +55,16 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
         if not _look_ahead(progress, tight, character_ids):
             return Candidates(_best(items, CANDIDATES), False)
         ids = _best(items, LOOKAHEAD_CANDIDATES)
-        free, unweighed, stranding = _weighed(user, study, ids, now)
-        return Candidates(free + unweighed + stranding, True)
+        free, unweighed, stranding, matched = _weighed(user, study, ids, now)
+        return _looked_ahead(free + unweighed + stranding, matched, frozenset(character_ids))
     # One character at a time: sorting one character's items is cheap, sorting a whole
     # study's (24,000 for the published data) on every request is not, and the first
     # character nearly always has enough.
     found: list[int] = []
     unweighed: list[int] = []
     stranding: list[int] = []
-    looked_ahead = False
+    looked_ahead = matched = False
+    watched: set[int] = set()
     for character_id in _characters_by_need(study, progress):
         # Asked of this character alone, so that the seen answers it excludes are its own.
         its_items = available_items(user, study, [character_id], now)
@@ -67,15 +72,28 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
             found += _best(its_items, CANDIDATES - len(found))
         else:
             looked_ahead = True
+            watched.add(character_id)
             ids = _best(its_items, LOOKAHEAD_CANDIDATES)
-            free, not_weighed, costly = _weighed(user, study, ids, now)
+            free, not_weighed, costly, by_matching = _weighed(user, study, ids, now)
+            matched = matched or by_matching
             found += free
             unweighed += not_weighed
             # Taken only if nothing else is left: the annotator still gives a judgment.
             stranding += costly
         if len(found) >= CANDIDATES or (looked_ahead and len(found) >= LOOKAHEAD_ALTERNATIVES):
             break
-    return Candidates(found + unweighed + stranding, looked_ahead)
+    if not looked_ahead:
+        return Candidates(found, False)
+    return _looked_ahead(found + unweighed + stranding, matched, frozenset(watched))
+
+
+def _looked_ahead(ids: list[int], matched: bool, characters: frozenset[int]) -> Candidates:
+    """A look-ahead's candidates: ordered by the full matching (good for one request), or
+    found free by slack alone, then as many as any plan keeps, to be checked again when
+    leased from a kept plan (`watched`)."""
+    if matched:
+        return Candidates(ids, True)
+    return Candidates(ids[:CANDIDATES], False, characters)
 
 
 def _best(items: Available, limit: int) -> list[int]:
@@ -112,37 +130,39 @@ def tightly_staffed(study: Study) -> frozenset[int]:
     """The study's characters with at least the annotators they need but at most
     LOOKAHEAD_STAFFING times as many. With fewer the study cannot finish whatever the
     order (staff see it on the capacity page); with more there is slack until the end.
-    Counted at most once a minute per process (`staffing`)."""
-
-    def count() -> frozenset[int]:
-        needed = annotators_needed_by_character(study)
-        raters = raters_by_character(study, list(needed))
-        return frozenset(
-            c for c, n in needed.items() if n <= len(raters.get(c, ())) <= LOOKAHEAD_STAFFING * n
-        )
-
-    return kept(("tightly staffed", study.pk, study.created_at), count)
+    From the study's shared staffing (`staffing`): a staff change counts on the next
+    request of every process."""
+    needed = shared(
+        ("needed", study.pk, study.created_at), lambda: annotators_needed_by_character(study)
+    )
+    raters = raters_by_character(study, list(needed))
+    return frozenset(
+        c for c, n in needed.items() if n <= len(raters.get(c, ())) <= LOOKAHEAD_STAFFING * n
+    )
 
 
 def _weighed(
     user, study: Study, candidate_ids: list[int], now
-) -> tuple[list[int], list[int], list[int]]:
+) -> tuple[list[int], list[int], list[int], bool]:
     """The candidates, in their order, split by the look-ahead into (free, unweighed,
     stranding): those whose taking strands no judgment; those not weighed, because
     LOOKAHEAD_ALTERNATIVES free ones were found before them; and those that would strand
-    some, fewest first. Weighed LOOKAHEAD_CHUNK at a time: a candidate's cost depends on
+    some, fewest first; and whether any was weighed by the full matching. Weighed LOOKAHEAD_CHUNK at a time: a candidate's cost depends on
     its own scenario only, so the first free candidate is the same as if all were weighed
     at once, and early in a study it is nearly always among the first few."""
     free: list[int] = []
     costly: dict[int, int] = {}
+    matched = False
     for start in range(0, len(candidate_ids), LOOKAHEAD_CHUNK):
         chunk = candidate_ids[start : start + LOOKAHEAD_CHUNK]
         costs = stranding_costs_of(user, study, chunk, now)
+        matched = matched or getattr(costs, "matched", True)
         for item in chunk:
             if costs.get(item):
                 costly[item] = costs[item]
             else:
                 free.append(item)
         if len(free) >= LOOKAHEAD_ALTERNATIVES:
-            return free, candidate_ids[start + LOOKAHEAD_CHUNK :], sorted(costly, key=costly.get)
-    return free, [], sorted(costly, key=costly.get)
+            rest = candidate_ids[start + LOOKAHEAD_CHUNK :]
+            return free, rest, sorted(costly, key=costly.get), matched
+    return free, [], sorted(costly, key=costly.get), matched

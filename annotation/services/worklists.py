@@ -19,8 +19,12 @@ A plan is made afresh:
   memberships (`plans_forget_all`), or one annotator's qualifications or status
   (`plans_forget`); connected to those models' saves and deletes in `annotation.apps`;
 - when the annotator skips an item (their counts no longer follow from the plan);
-- when it runs dry, or the look-ahead chose its order: near the end of a character's work
-  a stale order could strand judgments, so such a plan serves one request only.
+- when it runs dry, or the look-ahead's full matching chose its order: near the end of
+  a character's work a stale order could strand judgments, so such a plan serves one
+  request only;
+- when a candidate the look-ahead found free by its scenario's slack alone (a character
+  with about the annotators it needs, or near its end) is about to be leased from a
+  kept plan and the scenario has no slack left (`Worklist.still_free`).
 
 Caps stay exact: a plan counts the leases taken from it, and a study whose judgments plus
 leases since the plan reach a cap has no room. Without the cache (Redis away) every
@@ -38,6 +42,7 @@ from django.db import transaction
 from ..models import ItemKind, Study
 from ..selectors.annotating import item_blocks
 from ..selectors.eligibility import SideHistory, gold_due, side_history, studies_with_room
+from ..selectors.lookahead import groups_with_slack
 from ..selectors.ordering import candidate_items
 
 # How long a plan is trusted. Long enough that most items come from a kept plan (an
@@ -45,6 +50,9 @@ from ..selectors.ordering import candidate_items
 # that the least complete character and the items closest to completion stay current.
 PLAN_SECONDS = 60
 GENERATION_KEY = "worklist:generation"
+# Part of a kept plan's key: a plan kept by an older release of the site, with other
+# fields, is never read by this one.
+PLAN_LAYOUT = 2
 
 
 @dataclass
@@ -57,6 +65,8 @@ class PlannedStudy:
     items: list[int]
     gold: list[int] | None = None  # gold candidates, planned when gold is first due
     taken: int = 0
+    # Characters whose order held by their scenarios' slack (`ordering.Candidates`).
+    watched: frozenset[int] = frozenset()
     # The sides of the pairs shown so far, read once per plan and kept up to date by each
     # lease from it (`leases._lease`).
     sides: SideHistory | None = None
@@ -82,6 +92,7 @@ class PlannedStudy:
 class Worklist:
     studies: list[PlannedStudy]
     answers: dict[int, frozenset[int]]  # item -> the answers it shows
+    groups: dict[int, tuple[int, int]]  # pair -> its (character, scenario)
     diversity_sets: dict[int, int]  # diversity set item -> its character
     generation: tuple[int, int]  # (everyone's, this annotator's) when planned
     day: str
@@ -141,10 +152,22 @@ class Worklist:
             self.answers[item_id] = frozenset(block.exposed_answer_ids)
             if item.kind == ItemKind.DIVERSITY:
                 self.diversity_sets[item_id] = item.character_id
+            else:
+                self.groups[item_id] = (item.character_id, item.scenario_id)
+
+    def still_free(self, planned: PlannedStudy, item_id: int, user, now) -> bool:
+        """Whether `item_id` may still be leased from this kept plan without stranding a
+        judgment: always, unless the look-ahead found it free by its scenario's slack
+        when planning; then only while the scenario has slack (one statement). Without
+        it, only a new plan, with the full look-ahead, can tell."""
+        group = self.groups.get(item_id)
+        if not self.from_cache or group is None or group[0] not in planned.watched:
+            return True
+        return group in groups_with_slack(user, planned.study, {group}, now)
 
 
 def _key(user, only_study: Study | None) -> str:
-    return f"worklist:{user.pk}:{only_study.pk if only_study is not None else '*'}"
+    return f"worklist:{PLAN_LAYOUT}:{user.pk}:{only_study.pk if only_study is not None else '*'}"
 
 
 def _annotator_generation_key(user_id: int) -> str:
@@ -197,10 +220,11 @@ def worklist_plan(
     for study in studies_with_room(user, now, only_study):
         regular = candidate_items(user, study, study.character_ids, now, gold=False)
         keep = keep and not regular.looked_ahead
-        studies.append(PlannedStudy(study=study, items=regular.ids))
+        studies.append(PlannedStudy(study=study, items=regular.ids, watched=regular.watched))
     worklist = Worklist(
         studies=studies,
         answers={},
+        groups={},
         diversity_sets={},
         generation=generation,
         day=_day(now),

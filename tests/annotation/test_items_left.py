@@ -32,7 +32,7 @@ def test_what_the_annotator_had_and_what_others_completed_is_not_left(demo_datas
     # Every pair of another scenario reached its overlap through other annotators.
     other = study.items.exclude(scenario=lease.item.scenario).first().scenario
     Item.objects.filter(study=study, scenario=other).update(judgment_count=study.overlap)
-    eligibility.open_work_forget()  # counted again at once, not within OPEN_WORK_SECONDS
+    eligibility.open_work_forget(study)  # counted again at once, not within OPEN_WORK_SECONDS
 
     assert eligibility.items_left_estimate(alice) == before - 2
 

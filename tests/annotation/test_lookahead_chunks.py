@@ -16,7 +16,7 @@ def weigh_with(costs: dict[int, int], monkeypatch):
         return {item: costs[item] for item in candidate_ids if costs[item]}
 
     monkeypatch.setattr(ordering, "stranding_costs_of", stranding_costs_of)
-    free, unweighed, stranding = ordering._weighed(None, None, list(costs), None)
+    free, unweighed, stranding, _matched = ordering._weighed(None, None, list(costs), None)
     return free + unweighed + stranding, asked
 
 

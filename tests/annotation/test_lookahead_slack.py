@@ -1,0 +1,102 @@
+"""A scenario's slack: where the other annotators who may still take any of its items are
+at least as many as the judgments left, the look-ahead needs no matching (any choice
+strands nothing), and a plan ordered by that slack is kept but checked again when its
+candidates are leased."""
+
+import pytest
+from django.utils import timezone
+from hypothesis import given
+from hypothesis import strategies as st
+
+from annotation import services
+from annotation.pairing import ItemGroup, Taker, stranding_costs, strands_nothing
+from annotation.selectors import lookahead, ordering, study_capacity
+from annotation.services import worklists
+from tests.builders import approved_annotator, make_study
+from tests.helpers import spy_on, submit_item
+
+
+@st.composite
+def groups(draw):
+    """One scenario's items with their open judgments and answers, and the others who
+    may take them: some fresh (nothing seen, capacity left), some not."""
+    n_items = draw(st.integers(min_value=1, max_value=5))
+    items = list(range(n_items))
+    answers = st.frozensets(st.integers(min_value=0, max_value=6), min_size=1, max_size=2)
+    exposures = {item: draw(answers) for item in items}
+    open_slots = {item: draw(st.integers(min_value=0, max_value=3)) for item in items}
+    capacity = draw(st.integers(min_value=1, max_value=2))
+    fresh = [Taker(capacity) for _ in range(draw(st.integers(min_value=0, max_value=8)))]
+    others = fresh + draw(
+        st.lists(
+            st.builds(
+                Taker,
+                st.integers(min_value=0, max_value=2),
+                st.frozensets(st.integers(min_value=0, max_value=6), max_size=3),
+            ),
+            max_size=4,
+        )
+    )
+    me = Taker(capacity)
+    return ItemGroup(open_slots, exposures, me, others), len(fresh)
+
+
+@given(groups())
+def test_where_the_counts_say_slack_no_candidate_strands_a_judgment(drawn):
+    group, fresh = drawn
+    open_judgments = sum(group.open_slots.values())
+    if not strands_nothing(open_judgments, fresh):
+        return
+    costs = stranding_costs(list(group.open_slots), dict.fromkeys(group.open_slots, group))
+    assert set(costs.values()) <= {0}
+
+
+def test_slack_needs_as_many_free_others_as_judgments_left_after_this_one():
+    assert strands_nothing(open_judgments=5, free_others=4)
+    assert not strands_nothing(open_judgments=5, free_others=3)
+    assert strands_nothing(open_judgments=0, free_others=0)
+
+
+@pytest.mark.django_db
+def test_a_tightly_staffed_study_plans_by_slack_and_keeps_the_plan(
+    demo_dataset, luffy, monkeypatch
+):
+    study = make_study(overlap=1, rounds=(1,), characters=[luffy])
+    (row,) = study_capacity(study)
+    # Half as many again as the character needs: tight, but with slack early on.
+    team = [
+        approved_annotator(f"team{i}@example.com", [luffy])
+        for i in range(row.needed + row.needed // 2)
+    ]
+    assert ordering.tightly_staffed(study) == {luffy.pk}
+    matchings = spy_on(monkeypatch, lookahead, "_matched_costs")
+    checks = spy_on(monkeypatch, worklists, "groups_with_slack")
+
+    annotator = team[0]
+    submit_item(annotator, services.assignment_next(user=annotator, study=study))
+    plan = worklists.worklist_of(annotator, timezone.now(), study)
+    assert plan.from_cache and plan.studies[0].watched == {luffy.pk}
+    # The next lease comes from the kept plan, its scenario's slack asked again.
+    assert services.assignment_next(user=annotator, study=study) is not None
+    assert len(checks) == 1
+    assert matchings == []
+
+
+@pytest.mark.django_db
+def test_a_kept_plan_whose_scenario_lost_its_slack_is_made_afresh(
+    demo_dataset, luffy, monkeypatch
+):
+    study = make_study(overlap=1, rounds=(1,), characters=[luffy])
+    (row,) = study_capacity(study)
+    team = [
+        approved_annotator(f"team{i}@example.com", [luffy])
+        for i in range(row.needed + row.needed // 2)
+    ]
+    annotator = team[0]
+    submit_item(annotator, services.assignment_next(user=annotator, study=study))
+    plans = spy_on(monkeypatch, worklists, "worklist_plan")
+    # Meanwhile the scenario's slack is gone (as if others had been shown its answers).
+    monkeypatch.setattr(worklists, "groups_with_slack", lambda *args: set())
+
+    assert services.assignment_next(user=annotator, study=study) is not None
+    assert len(plans) == 1
