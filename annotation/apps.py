@@ -54,19 +54,49 @@ class AnnotationConfig(AppConfig):
 
     def _connect_worklists(self):
         """Annotators' kept worklists (services.worklists) go stale when staff change who
-        may rate what: everyone's with a study, its characters or its members; one
-        annotator's with their profile or qualifications."""
+        may rate what: everyone's with a study or its characters, and when a study's first
+        member makes it members-only or its last one opens it to all again; one
+        annotator's with their membership, profile or qualifications."""
         from .services.worklists import plans_forget, plans_forget_all
 
         Study = self.get_model("Study")
         StudyMembership = self.get_model("StudyMembership")
-        for model in (Study, StudyMembership):
-            post_save.connect(plans_forget_all, sender=model, dispatch_uid=f"worklists-{model}")
-            post_delete.connect(plans_forget_all, sender=model, dispatch_uid=f"worklists-{model}")
-        for through in (Study.characters.through, StudyMembership.characters.through):
-            m2m_changed.connect(
-                plans_forget_all, sender=through, dispatch_uid=f"worklists-{through}"
+        post_save.connect(plans_forget_all, sender=Study, dispatch_uid="worklists-study")
+        post_delete.connect(plans_forget_all, sender=Study, dispatch_uid="worklists-study")
+        m2m_changed.connect(
+            plans_forget_all, sender=Study.characters.through, dispatch_uid="worklists-study-c"
+        )
+
+        def membership_changed(sender, instance, **kwargs):
+            # A panel lets hundreds of participants join a study within minutes: one
+            # joining changes no one else's plan, unless the study had no other member.
+            # (Two first members joining at once each see no other: both forget all.)
+            others = StudyMembership.objects.filter(study_id=instance.study_id).exclude(
+                pk=instance.pk
             )
+            if not others.exists():
+                plans_forget_all()
+            else:
+                plans_forget(instance.annotator_id)
+
+        def member_characters_changed(sender, instance, reverse, **kwargs):
+            if reverse:  # from a character's side: whose, is not said here
+                plans_forget_all()
+            else:
+                plans_forget(instance.annotator_id)
+
+        post_save.connect(
+            membership_changed, sender=StudyMembership, dispatch_uid="worklists-m", weak=False
+        )
+        post_delete.connect(
+            membership_changed, sender=StudyMembership, dispatch_uid="worklists-m", weak=False
+        )
+        m2m_changed.connect(
+            member_characters_changed,
+            sender=StudyMembership.characters.through,
+            dispatch_uid="worklists-m-c",
+            weak=False,
+        )
 
         def annotator_changed(sender, instance, **kwargs):
             user_id = getattr(instance, "user_id", None)

@@ -210,16 +210,16 @@ def stranded_by_taking(
     return max(0, after - before)
 
 
-def strands_nothing(open_judgments: int, free_others: int) -> bool:
-    """Whether an annotator may take any item of a group without stranding a judgment,
-    from two counts alone: the group's open judgments, and the other annotators who may
+def slack(open_judgments: int, free_others: int) -> int:
+    """How many judgments to spare a group has for an annotator about to take one of its
+    items, from two counts alone: its open judgments, and the other annotators who may
     still take any of its items (capacity left, none of its answers seen). Each of those
-    can give any one open judgment, a different one each, so when they are at least as
-    many as the judgments left once this one is given, all of those can still be given,
-    whatever is taken now (`stranded_by_taking` is 0 for every item). The full matching
-    is needed only where this fails: with about the annotators a study needs, late in
-    a character's work, or where earlier choices left some able to take only a few."""
-    return free_others >= open_judgments - 1
+    can give any one open judgment, a different one each, so at 0 or more all the
+    judgments left once this one is given can still be given, whatever is taken now
+    (`stranded_by_taking` is 0 for every item). Below 0 only the full matching can tell:
+    with about the annotators a study needs, late in a character's work, or where
+    earlier choices left some able to take only a few."""
+    return free_others - (open_judgments - 1)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,13 @@
 -- /annotate/ for its item again (a 302 whose Location carries the token).
 --
 -- bench/load.py writes the accounts file (LOAD_ACCOUNTS: one line per annotator:
--- "session csrf token") and sets LOAD_THINK_MS (0: closed loop) and LOAD_HOST.
+-- "session csrf token") and sets LOAD_USERS (the connections), LOAD_THINK_MS (0: closed
+-- loop) and LOAD_HOST. Connection i starts as the file's annotator i. When told there is
+-- nothing left for them to rate (in a study with just the annotators it needs, each may
+-- rate only about one item per scenario), that annotator is done and leaves: the
+-- connection goes on as annotator i + LOAD_USERS, then i + 2 LOAD_USERS, and so on,
+-- as a study's annotators finish and others start. done() lists the annotators who
+-- finished, so that later levels do not use them again.
 --
 -- What is counted: a cycle is a submission answered 200 with the next item. Its latency
 -- is timed here, from the moment wrk builds the request (after the think time) to its
@@ -45,14 +51,23 @@ function setup(thread)
   threads[#threads + 1] = thread
 end
 
-local account, form, headers, think, recovering, sent_at
+local account, form, headers, think, recovering, sent_at, stride
 -- Globals, so that done() can read them from each thread.
-submitted, redirected, failed, no_work = 0, 0, 0, 0
+submitted, redirected, failed, no_work, current = 0, 0, 0, 0, 0
 cycle_ms = {}
+finished = ""  -- the annotators who finished here, as " i j k"
+
+local function become(index)
+  current = index
+  account = accounts[index]
+  headers["Cookie"] = "sessionid=" .. account.session .. "; csrftoken=" .. account.csrf
+  headers["X-CSRFToken"] = account.csrf
+  recovering = account.token == "-"
+end
 
 function init(args)
   read_accounts()
-  account = accounts[id]
+  stride = tonumber(os.getenv("LOAD_USERS") or "0")
   think = tonumber(os.getenv("LOAD_THINK_MS") or "0")
   math.randomseed(id * 7919 + os.time())
   local fields = {}
@@ -61,14 +76,23 @@ function init(args)
   end
   form = table.concat(fields, "&") .. "&preference=tie"
   headers = {
-    ["Cookie"] = "sessionid=" .. account.session .. "; csrftoken=" .. account.csrf,
-    ["X-CSRFToken"] = account.csrf,
     ["X-Forwarded-Proto"] = "https",
     ["Origin"] = "https://" .. os.getenv("LOAD_HOST"),
     ["HX-Request"] = "true",
     ["Content-Type"] = "application/x-www-form-urlencoded",
   }
-  recovering = account.token == "-"
+  become(id)
+end
+
+-- Nothing left for this annotator: the next one of this connection starts, if any.
+local function next_annotator()
+  no_work = no_work + 1
+  if stride > 0 and accounts[current + stride] ~= nil then
+    finished = finished .. " " .. current
+    become(current + stride)
+  else
+    recovering = true
+  end
 end
 
 function request()
@@ -89,7 +113,8 @@ end
 
 -- The page that says there is nothing to rate now: the annotator reached their cap, or
 -- every item they may take is done or held by others. The product's answer, not a
--- failure: counted apart, and the annotator keeps asking.
+-- failure: counted apart, and the next annotator of the connection starts (the last one
+-- keeps asking).
 local function nothing_to_rate(status, body)
   return status == 200 and body ~= nil and body:find('data-testid="no-work"', 1, true) ~= nil
 end
@@ -101,7 +126,7 @@ function response(status, response_headers, body)
       account.token, recovering = token, false
       redirected = redirected + 1
     elseif nothing_to_rate(status, body) then
-      no_work = no_work + 1
+      next_annotator()
     else
       failed = failed + 1
     end
@@ -113,8 +138,7 @@ function response(status, response_headers, body)
     cycle_ms[submitted] = now_ms() - sent_at
     account.token = token
   elseif nothing_to_rate(status, body) then
-    no_work = no_work + 1
-    recovering = true
+    next_annotator()
   else
     failed = failed + 1
     recovering = true
@@ -131,8 +155,11 @@ local function percentile(sorted, p)
 end
 
 function done(summary, latency, requests)
-  local ok, bad, redirects, idle, cycles = 0, 0, 0, 0, {}
+  local ok, bad, redirects, idle, cycles, done_here = 0, 0, 0, 0, {}, {}
   for _, thread in ipairs(threads) do
+    for index in (thread:get("finished") or ""):gmatch("%d+") do
+      done_here[#done_here + 1] = index
+    end
     ok = ok + (thread:get("submitted") or 0)
     bad = bad + (thread:get("failed") or 0)
     redirects = redirects + (thread:get("redirected") or 0)
@@ -144,9 +171,10 @@ function done(summary, latency, requests)
     'RESULT {"requests": %d, "seconds": %.3f, "submitted": %d, "failed": %d, ' ..
     '"recovered": %d, "no_work": %d, "socket_errors": %d, "p50": %.1f, "p95": %.1f, ' ..
     '"p99": %.1f, ' ..
-    '"non_2xx": %d, "wrk_p50": %.1f, "wrk_p95": %.1f}\n',
+    '"non_2xx": %d, "wrk_p50": %.1f, "wrk_p95": %.1f, "finished": [%s]}\n',
     summary.requests, summary.duration / 1e6, ok, bad, redirects, idle,
     summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
     percentile(cycles, 50), percentile(cycles, 95), percentile(cycles, 99),
-    summary.errors.status, latency:percentile(50) / 1000, latency:percentile(95) / 1000))
+    summary.errors.status, latency:percentile(50) / 1000, latency:percentile(95) / 1000,
+    table.concat(done_here, ", ")))
 end

@@ -237,35 +237,38 @@ def staffing_line(case: dict) -> str:
 
 def run_levels(args, levels, accounts, prepared, out_dir, gunicorn, results_worker, host):
     """Every level of one case, each run with annotators of its own; the median runs."""
-    results, used = [], 0
+    results, left = [], list(accounts)
     for users, think, seconds in levels:
         runs = []
         for _ in range(args.repeat):
-            # Every run starts with annotators of its own, each on a fresh item.
-            runs.append(
-                run_level(
-                    users,
-                    seconds,
-                    host,
-                    accounts[used:],
-                    prepared["metrics"],
-                    out_dir,
-                    gunicorn.pid,
-                    think,
-                    worker_pid=results_worker.pid,
-                    redis_url=REDIS_URL,
-                )
+            # Annotators who finished the work they may do never come back; the others
+            # go on with their current item in the next level.
+            run = run_level(
+                users,
+                seconds,
+                host,
+                left,
+                prepared["metrics"],
+                out_dir,
+                gunicorn.pid,
+                think,
+                worker_pid=results_worker.pid,
+                redis_url=REDIS_URL,
             )
-            used += users
+            finished = set(run["finished"])
+            left = [a for n, a in enumerate(left) if n not in finished]
+            if len(left) < max(users for users, _t, _s in levels):
+                raise SystemExit(f"too few annotators left with work: {len(left)}")
+            runs.append(run)
         for run in runs:
-            print(json.dumps(run), flush=True)
+            print(json.dumps({k: v for k, v in run.items() if k != "finished"}), flush=True)
         results.append(median_run(runs))
     return results
 
 
 def print_table(case: str, results: list[dict], health: float) -> None:
     header = (
-        f"{'annotators':>10}{'think s':>8}{'judg./s':>9}{'% health':>9}{'p50 ms':>8}"
+        f"{'annotators':>10}{'accounts':>9}{'think s':>8}{'judg./s':>9}{'% health':>9}{'p50 ms':>8}"
         f"{'p95 ms':>8}{'p99 ms':>8}{'errors':>7}{'200s':>7}{'saved':>7}{'CPU ms/j':>9}"
         f"{'worker ms/j':>12}{'PG ms/j':>8}{'Redis ms/j':>11}{'Redis cmd/j':>12}"
         f"{'machine ms/j':>13}"
@@ -283,7 +286,8 @@ def print_table(case: str, results: list[dict], health: float) -> None:
             f"{r['cpu_ms_per_judgment']:.0f} CPU ms per judgment",
         )
         print(
-            f"{r['users']:>10}{r['think']:>8g}{r['judgments_per_s']:>9.1f}{share:>9.0f}"
+            f"{r['users']:>10}{r['annotators']:>9}{r['think']:>8g}{r['judgments_per_s']:>9.1f}"
+            f"{share:>9.0f}"
             f"{r['median']:>8.0f}{r['p95']:>8.0f}{r['p99']:>8.0f}{r['errors']:>7}{r['ok']:>7}"
             f"{r['saved']:>7}{r['cpu_ms_per_judgment']:>9.0f}"
             f"{r['worker_cpu_ms_per_judgment']:>12.0f}{r['postgres_cpu_ms_per_judgment']:>8.1f}"

@@ -231,12 +231,15 @@ def run_level(
     worker_pid=None,
     redis_url=None,
 ) -> dict:
-    """One wrk run of `users` annotators; accounts are those not used by earlier levels.
-    `worker_pid`: the Celery worker recomputing results, whose CPU is counted too;
-    `redis_url`: the server whose commands per judgment are counted."""
+    """One wrk run of `users` connections, each an annotator of `accounts` (those earlier
+    levels left with work), who hands over to the next of the connection's share once
+    nothing is left for them (bench/annotate.lua). `worker_pid`: the Celery worker
+    recomputing results, whose CPU is counted too; `redis_url`: the server whose commands
+    per judgment are counted. The result's `finished`: positions in `accounts` of the
+    annotators who finished."""
     accounts_file = out_dir / f"accounts-{users}-{think:g}.txt"
     accounts_file.write_text(
-        "".join(f"{a['session']} {a['csrf']} {a['token']}\n" for a in accounts[:users])
+        "".join(f"{a['session']} {a['csrf']} {a['token']}\n" for a in accounts)
     )
     before = judgments_saved()
     results_worker = process_tree(worker_pid) if worker_pid else []
@@ -258,6 +261,7 @@ def run_level(
         ],
         {
             "LOAD_ACCOUNTS": str(accounts_file),
+            "LOAD_USERS": str(users),
             "LOAD_THINK_MS": str(int(think * 1000)),
             "LOAD_HOST": host,
             "LOAD_METRICS": ",".join(metrics),
@@ -297,6 +301,9 @@ def run_level(
         "redis_cpu_ms_per_judgment": split["redis"],
         "redis_commands_per_judgment": commands / saved if saved and redis_url else float("nan"),
         "machine_cpu_ms_per_judgment": split["machine"],
+        # Lua counts from 1.
+        "finished": [index - 1 for index in result["finished"]],
+        "annotators": users + len(result["finished"]),
     }
 
 

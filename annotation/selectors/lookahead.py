@@ -9,8 +9,8 @@ from ..pairing import (
     ItemGroup,
     Taker,
     items_one_annotator_can_take_per_scenario,
+    slack,
     stranding_costs,
-    strands_nothing,
 )
 from .staffing import at_their_cap, fixed, raters_by_character
 
@@ -31,12 +31,24 @@ def _per_scenario(study: Study) -> int:
 
 class StrandingCosts(dict[int, int]):
     """Per candidate, the judgments its taking would strand; `matched`: whether some of
-    them were weighed by the full matching, not all by their groups' slack."""
+    them were weighed by the full matching, not all by their groups' slack; `lasting`:
+    the candidates whose scenario keeps at least SLACK_LASTING of slack until `until`."""
 
     matched: bool = False
+    lasting: frozenset[int] = frozenset()
 
 
-def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> StrandingCosts:
+# A scenario with this much slack left once the leases running out before a plan ends
+# are counted open again is not asked again while the plan lasts: only as many skips,
+# showings of its answers in diversity sets, caps reached or staff revocations in that
+# one scenario within that minute could make its order strand a judgment. Below it, each
+# lease from a kept plan asks again (`services.worklists`).
+SLACK_LASTING = 5
+
+
+def stranding_costs_of(
+    user, study: Study, candidate_ids: list[int], now, until=None
+) -> StrandingCosts:
     """Per candidate pair: how many of its scenario's open judgments nobody could give if
     this annotator took it now (`pairing.stranding_costs`). Where the scenario has slack
     (`groups_with_slack`, one statement) that is none, whichever is taken. Elsewhere the
@@ -55,9 +67,12 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> Str
             candidate_ids,
         )
     }
-    slack = groups_with_slack(user, study, set(group_of.values()), now)
-    to_match = {pk: group for pk, group in group_of.items() if group not in slack}
+    with_slack = groups_with_slack(user, study, set(group_of.values()), now, until)
+    to_match = {pk: group for pk, group in group_of.items() if group not in with_slack}
     costs.update({pk: 0 for pk in candidate_ids if pk not in to_match})
+    costs.lasting = frozenset(
+        pk for pk, group in group_of.items() if with_slack.get(group, -1) >= SLACK_LASTING
+    )
     if to_match:
         costs.update(_matched_costs(user, study, to_match, now))
         costs.matched = True
@@ -65,26 +80,33 @@ def stranding_costs_of(user, study: Study, candidate_ids: list[int], now) -> Str
 
 
 def groups_with_slack(
-    user, study: Study, groups: set[tuple[int, int]], now
-) -> set[tuple[int, int]]:
+    user, study: Study, groups: set[tuple[int, int]], now, until=None
+) -> dict[tuple[int, int], int]:
     """The groups (character, scenario) where this annotator may take any pair without
-    stranding a judgment, as `pairing.strands_nothing` decides from two counts read in
-    one statement: the group's open judgments (the overlap less judgments and live
-    leases, per item), and the annotators who have been shown one of its answers (they
-    may have no capacity left in it). Every other rater of the character, not at their
-    cap, may take any of its items. Annotators shown an answer who no longer rate count
-    against the slack too: the estimate errs towards the full matching."""
+    stranding a judgment, as `pairing.slack` counts it from two figures read in one
+    statement: the group's open judgments (the overlap less judgments and live leases,
+    per item), and the annotators who have been shown one of its answers (they may have
+    no capacity left in it). Every other rater of the character, not at their cap, may
+    take any of its items. Annotators shown an answer who no longer rate count against
+    the slack too: the estimate errs towards the full matching.
+
+    Per group, its slack at `until` (now when not given): the same count with the live
+    leases that will have run out by then given back to the open judgments, as if nobody
+    took an item meanwhile (taking one leaves the slack as it is)."""
     if not groups:
-        return set()
+        return {}
     characters = {c for c, _s in groups}
     scenarios = {s for _c, s in groups}
+    live = (
+        "SELECT COUNT(*) FROM annotation_assignment a WHERE a.item_id = i.id"
+        f" AND a.state = {sql.literal(AssignmentState.ACTIVE)} AND a.expires_at > %s"
+    )
     counts = sql.rows(
         "WITH g AS (SELECT i.id, i.character_id, i.scenario_id,"
-        "  %s - i.judgment_count - (SELECT COUNT(*) FROM annotation_assignment a"
-        f"   WHERE a.item_id = i.id AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
-        "   AND a.expires_at > %s) AS open"
+        f"  %s - i.judgment_count - ({live}) AS open, %s - i.judgment_count - ({live}) AS later"
         f" FROM annotation_item i WHERE {_IN_GROUPS.format(c=_marks(characters), s=_marks(scenarios))})"
         " SELECT g.character_id, g.scenario_id, SUM(CASE WHEN g.open > 0 THEN g.open ELSE 0 END),"
+        "  SUM(CASE WHEN g.later > 0 THEN g.later ELSE 0 END),"
         "  (SELECT COUNT(DISTINCT x.annotator_id) FROM annotation_itemexposure e"
         "   JOIN annotation_answerexposure x ON x.answer_id = e.answer_id"
         "   WHERE x.study_id = %s AND x.annotator_id <> %s AND e.item_id IN"
@@ -94,6 +116,8 @@ def groups_with_slack(
         [
             study.overlap,
             sql.db_moment(now),
+            study.overlap,
+            sql.db_moment(until or now),
             study.pk,
             False,
             *characters,
@@ -108,12 +132,12 @@ def groups_with_slack(
     free_raters = {
         c: sum(1 for a in people if a != my_id and a not in capped) for c, people in raters.items()
     }
-    return {
-        (character_id, scenario_id)
-        for character_id, scenario_id, open_judgments, shown in counts
-        if (character_id, scenario_id) in groups
-        and strands_nothing(open_judgments or 0, free_raters.get(character_id, 0) - shown)
-    }
+    found = {}
+    for character_id, scenario_id, open_now, open_later, shown in counts:
+        free = free_raters.get(character_id, 0) - shown
+        if (character_id, scenario_id) in groups and slack(open_now or 0, free) >= 0:
+            found[(character_id, scenario_id)] = slack(open_later or 0, free)
+    return found
 
 
 # The pairs of some characters and scenarios: crossed, so rows of other groups are left

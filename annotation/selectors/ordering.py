@@ -9,7 +9,7 @@ from .. import sql
 from ..models import ItemKind, Study
 from .eligibility import Available, available_items
 from .lookahead import stranding_costs_of
-from .staffing import raters_by_character, shared
+from .staffing import fixed, raters_by_character
 from .studies import annotators_needed_by_character
 
 CANDIDATES = 20
@@ -37,13 +37,19 @@ class Candidates(NamedTuple):
     # alone (`lookahead.groups_with_slack`): an order that holds while the slack lasts,
     # so it is checked again when a candidate is leased from a kept plan.
     watched: frozenset[int] = frozenset()
+    # Of those, the candidates whose scenario's slack lasts the plan out
+    # (`lookahead.SLACK_LASTING`): not asked again.
+    lasting: frozenset[int] = frozenset()
 
 
-def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Candidates:
+def candidate_items(
+    user, study: Study, character_ids, now, *, gold: bool, until=None
+) -> Candidates:
     """Up to CANDIDATES items to try, best first: the least complete character first (when
     the study balances characters), then diversity sets, then items closest to
     completion, then at random. Near the end of a character's work, items whose taking
-    would leave others' work undoable go last (see `stranding_costs_of`)."""
+    would leave others' work undoable go last (see `stranding_costs_of`). `until`: when
+    a plan made of them would end."""
     if gold:
         return Candidates(
             _best(available_items(user, study, character_ids, now, gold=True), CANDIDATES), False
@@ -55,8 +61,8 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
         if not _look_ahead(progress, tight, character_ids):
             return Candidates(_best(items, CANDIDATES), False)
         ids = _best(items, LOOKAHEAD_CANDIDATES)
-        free, unweighed, stranding, matched = _weighed(user, study, ids, now)
-        return _looked_ahead(free + unweighed + stranding, matched, frozenset(character_ids))
+        free, unweighed, stranding, weighing = _weighed(user, study, ids, now, until)
+        return _looked_ahead(free + unweighed + stranding, weighing, frozenset(character_ids))
     # One character at a time: sorting one character's items is cheap, sorting a whole
     # study's (24,000 for the published data) on every request is not, and the first
     # character nearly always has enough.
@@ -65,6 +71,7 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
     stranding: list[int] = []
     looked_ahead = matched = False
     watched: set[int] = set()
+    lasting: set[int] = set()
     for character_id in _characters_by_need(study, progress):
         # Asked of this character alone, so that the seen answers it excludes are its own.
         its_items = available_items(user, study, [character_id], now)
@@ -74,8 +81,9 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
             looked_ahead = True
             watched.add(character_id)
             ids = _best(its_items, LOOKAHEAD_CANDIDATES)
-            free, not_weighed, costly, by_matching = _weighed(user, study, ids, now)
-            matched = matched or by_matching
+            free, not_weighed, costly, weighing = _weighed(user, study, ids, now, until)
+            matched = matched or weighing.matched
+            lasting |= weighing.lasting
             found += free
             unweighed += not_weighed
             # Taken only if nothing else is left: the annotator still gives a judgment.
@@ -84,16 +92,26 @@ def candidate_items(user, study: Study, character_ids, now, *, gold: bool) -> Ca
             break
     if not looked_ahead:
         return Candidates(found, False)
-    return _looked_ahead(found + unweighed + stranding, matched, frozenset(watched))
+    weighing = Weighing(matched, frozenset(lasting))
+    return _looked_ahead(found + unweighed + stranding, weighing, frozenset(watched))
 
 
-def _looked_ahead(ids: list[int], matched: bool, characters: frozenset[int]) -> Candidates:
+class Weighing(NamedTuple):
+    """What the look-ahead's weighing found out beside the costs: whether the full
+    matching weighed some candidate, and which candidates' slack lasts the plan out."""
+
+    matched: bool
+    lasting: frozenset[int]
+
+
+def _looked_ahead(ids: list[int], weighing: Weighing, characters: frozenset[int]) -> Candidates:
     """A look-ahead's candidates: ordered by the full matching (good for one request), or
     found free by slack alone, then as many as any plan keeps, to be checked again when
-    leased from a kept plan (`watched`)."""
-    if matched:
+    leased from a kept plan (`watched`) unless their slack lasts (`lasting`)."""
+    if weighing.matched:
         return Candidates(ids, True)
-    return Candidates(ids[:CANDIDATES], False, characters)
+    kept = ids[:CANDIDATES]
+    return Candidates(kept, False, characters, weighing.lasting.intersection(kept))
 
 
 def _best(items: Available, limit: int) -> list[int]:
@@ -131,8 +149,11 @@ def tightly_staffed(study: Study) -> frozenset[int]:
     LOOKAHEAD_STAFFING times as many. With fewer the study cannot finish whatever the
     order (staff see it on the capacity page); with more there is slack until the end.
     From the study's shared staffing (`staffing`): a staff change counts on the next
-    request of every process."""
-    needed = shared(
+    request of every process. What each character needs follows from the study's items,
+    which never change once it is open (only open studies are planned): kept by each
+    process, so that a crowd joining a study (every join a staff change) costs no
+    reading of them."""
+    needed = fixed(
         ("needed", study.pk, study.created_at), lambda: annotators_needed_by_character(study)
     )
     raters = raters_by_character(study, list(needed))
@@ -142,21 +163,23 @@ def tightly_staffed(study: Study) -> frozenset[int]:
 
 
 def _weighed(
-    user, study: Study, candidate_ids: list[int], now
-) -> tuple[list[int], list[int], list[int], bool]:
+    user, study: Study, candidate_ids: list[int], now, until=None
+) -> tuple[list[int], list[int], list[int], Weighing]:
     """The candidates, in their order, split by the look-ahead into (free, unweighed,
     stranding): those whose taking strands no judgment; those not weighed, because
     LOOKAHEAD_ALTERNATIVES free ones were found before them; and those that would strand
-    some, fewest first; and whether any was weighed by the full matching. Weighed LOOKAHEAD_CHUNK at a time: a candidate's cost depends on
+    some, fewest first; and what the weighing found out (`Weighing`). Weighed LOOKAHEAD_CHUNK at a time: a candidate's cost depends on
     its own scenario only, so the first free candidate is the same as if all were weighed
     at once, and early in a study it is nearly always among the first few."""
     free: list[int] = []
     costly: dict[int, int] = {}
     matched = False
+    lasting: set[int] = set()
     for start in range(0, len(candidate_ids), LOOKAHEAD_CHUNK):
         chunk = candidate_ids[start : start + LOOKAHEAD_CHUNK]
-        costs = stranding_costs_of(user, study, chunk, now)
+        costs = stranding_costs_of(user, study, chunk, now, until)
         matched = matched or getattr(costs, "matched", True)
+        lasting |= getattr(costs, "lasting", frozenset())
         for item in chunk:
             if costs.get(item):
                 costly[item] = costs[item]
@@ -164,5 +187,5 @@ def _weighed(
                 free.append(item)
         if len(free) >= LOOKAHEAD_ALTERNATIVES:
             rest = candidate_ids[start + LOOKAHEAD_CHUNK :]
-            return free, rest, sorted(costly, key=costly.get), matched
-    return free, [], sorted(costly, key=costly.get), matched
+            return free, rest, sorted(costly, key=costly.get), Weighing(matched, frozenset(lasting))
+    return free, [], sorted(costly, key=costly.get), Weighing(matched, frozenset(lasting))

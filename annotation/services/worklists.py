@@ -24,7 +24,8 @@ A plan is made afresh:
   request only;
 - when a candidate the look-ahead found free by its scenario's slack alone (a character
   with about the annotators it needs, or near its end) is about to be leased from a
-  kept plan and the scenario has no slack left (`Worklist.still_free`).
+  kept plan and the scenario has no slack left (`Worklist.still_free`; not asked where
+  the slack lasts the plan out, `lookahead.SLACK_LASTING`).
 
 Caps stay exact: a plan counts the leases taken from it, and a study whose judgments plus
 leases since the plan reach a cap has no room. Without the cache (Redis away) every
@@ -35,6 +36,7 @@ after it returns.)
 
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.core.cache import cache
 from django.db import transaction
@@ -65,8 +67,10 @@ class PlannedStudy:
     items: list[int]
     gold: list[int] | None = None  # gold candidates, planned when gold is first due
     taken: int = 0
-    # Characters whose order held by their scenarios' slack (`ordering.Candidates`).
+    # Characters whose order held by their scenarios' slack, and the candidates whose
+    # slack lasts the plan out (`ordering.Candidates`).
     watched: frozenset[int] = frozenset()
+    lasting: frozenset[int] = frozenset()
     # The sides of the pairs shown so far, read once per plan and kept up to date by each
     # lease from it (`leases._lease`).
     sides: SideHistory | None = None
@@ -163,6 +167,8 @@ class Worklist:
         group = self.groups.get(item_id)
         if not self.from_cache or group is None or group[0] not in planned.watched:
             return True
+        if item_id in planned.lasting:
+            return True
         return group in groups_with_slack(user, planned.study, {group}, now)
 
 
@@ -217,10 +223,17 @@ def worklist_plan(
     if generation is None:
         generation = _generation(user)
     studies, keep = [], True
+    plan_ends = now + timedelta(seconds=PLAN_SECONDS)
     for study in studies_with_room(user, now, only_study):
-        regular = candidate_items(user, study, study.character_ids, now, gold=False)
+        regular = candidate_items(
+            user, study, study.character_ids, now, gold=False, until=plan_ends
+        )
         keep = keep and not regular.looked_ahead
-        studies.append(PlannedStudy(study=study, items=regular.ids, watched=regular.watched))
+        studies.append(
+            PlannedStudy(
+                study=study, items=regular.ids, watched=regular.watched, lasting=regular.lasting
+            )
+        )
     worklist = Worklist(
         studies=studies,
         answers={},

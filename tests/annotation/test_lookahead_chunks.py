@@ -11,7 +11,7 @@ from annotation.selectors import ordering
 def weigh_with(costs: dict[int, int], monkeypatch):
     asked: list[list[int]] = []
 
-    def stranding_costs_of(user, study, candidate_ids, now):
+    def stranding_costs_of(user, study, candidate_ids, now, until=None):
         asked.append(list(candidate_ids))
         return {item: costs[item] for item in candidate_ids if costs[item]}
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from annotation import services
-from annotation.pairing import ItemGroup, Taker, stranding_costs, strands_nothing
+from annotation.pairing import ItemGroup, Taker, slack, stranding_costs
 from annotation.selectors import lookahead, ordering, study_capacity
 from annotation.services import worklists
 from tests.builders import approved_annotator, make_study
@@ -45,16 +45,16 @@ def groups(draw):
 def test_where_the_counts_say_slack_no_candidate_strands_a_judgment(drawn):
     group, fresh = drawn
     open_judgments = sum(group.open_slots.values())
-    if not strands_nothing(open_judgments, fresh):
+    if slack(open_judgments, fresh) < 0:
         return
     costs = stranding_costs(list(group.open_slots), dict.fromkeys(group.open_slots, group))
     assert set(costs.values()) <= {0}
 
 
-def test_slack_needs_as_many_free_others_as_judgments_left_after_this_one():
-    assert strands_nothing(open_judgments=5, free_others=4)
-    assert not strands_nothing(open_judgments=5, free_others=3)
-    assert strands_nothing(open_judgments=0, free_others=0)
+def test_slack_counts_free_others_against_the_judgments_left_after_this_one():
+    assert slack(open_judgments=5, free_others=4) == 0
+    assert slack(open_judgments=5, free_others=3) == -1
+    assert slack(open_judgments=0, free_others=0) == 1
 
 
 @pytest.mark.django_db
@@ -83,9 +83,7 @@ def test_a_tightly_staffed_study_plans_by_slack_and_keeps_the_plan(
 
 
 @pytest.mark.django_db
-def test_a_kept_plan_whose_scenario_lost_its_slack_is_made_afresh(
-    demo_dataset, luffy, monkeypatch
-):
+def test_a_kept_plan_whose_scenario_lost_its_slack_is_made_afresh(demo_dataset, luffy, monkeypatch):
     study = make_study(overlap=1, rounds=(1,), characters=[luffy])
     (row,) = study_capacity(study)
     team = [
@@ -100,3 +98,24 @@ def test_a_kept_plan_whose_scenario_lost_its_slack_is_made_afresh(
 
     assert services.assignment_next(user=annotator, study=study) is not None
     assert len(plans) == 1
+
+
+@pytest.mark.django_db
+def test_a_scenario_whose_slack_lasts_the_plan_out_is_not_asked_again(
+    demo_dataset, luffy, monkeypatch
+):
+    study = make_study(overlap=5, rounds=(1,), characters=[luffy])
+    (row,) = study_capacity(study)
+    team = [
+        approved_annotator(f"team{i}@example.com", [luffy])
+        for i in range(row.needed + row.needed // 2)
+    ]
+    assert ordering.tightly_staffed(study) == {luffy.pk}
+    checks = spy_on(monkeypatch, worklists, "groups_with_slack")
+
+    annotator = team[0]
+    submit_item(annotator, services.assignment_next(user=annotator, study=study))
+    plan = worklists.worklist_of(annotator, timezone.now(), study)
+    assert plan.from_cache and plan.studies[0].lasting
+    assert services.assignment_next(user=annotator, study=study) is not None
+    assert checks == []

@@ -76,6 +76,40 @@ def test_a_study_made_members_only_is_closed_to_others_at_once(demo_dataset, luf
     assert services.assignment_next(user=bob) is not None
 
 
+def test_a_member_joining_a_members_only_study_keeps_the_other_members_plans(
+    demo_dataset, luffy, manager, plans
+):
+    study = make_study(characters=[luffy])
+    alice = approved_annotator("alice@example.com", [luffy])
+    services.membership_add(study=study, annotator=alice, actor=manager)
+    assert rate(alice, 1)
+    planned = len(plans)
+
+    # A panel's participants join one after another: alice's plan stays good.
+    for n in range(3):
+        newcomer = approved_annotator(f"newcomer{n}@example.com", [luffy])
+        services.membership_add(study=study, annotator=newcomer, actor=manager)
+    assert rate(alice, 1)
+    assert len(plans) == planned
+
+
+def test_a_member_removed_or_narrowed_gets_a_new_plan_at_once(
+    demo_dataset, luffy, natsume, manager
+):
+    study = make_study(characters=[luffy, natsume])
+    alice = approved_annotator("alice@example.com", [luffy, natsume])
+    bob = approved_annotator("bob@example.com", [luffy, natsume])
+    services.membership_add(study=study, annotator=bob, actor=manager)
+    membership = services.membership_add(study=study, annotator=alice, actor=manager)
+    assert rate(alice, 2)
+
+    membership.characters.set([natsume])
+    assert set(rate(alice, 4)) == {natsume.pk}
+
+    services.membership_remove(membership=membership, actor=manager)
+    assert services.assignment_next(user=alice) is None
+
+
 def test_a_withdrawn_character_is_never_served_from_an_older_plan(demo_dataset, luffy, natsume):
     make_study(characters=[luffy, natsume])
     alice = approved_annotator("alice@example.com", [luffy, natsume])
