@@ -30,19 +30,20 @@ def _per_scenario(study: Study) -> int:
 
 
 class StrandingCosts(dict[int, int]):
-    """Per candidate, the judgments its taking would strand; `matched`: whether some of
-    them were weighed by the full matching, not all by their groups' slack; `lasting`:
-    the candidates whose scenario keeps at least SLACK_LASTING of slack until `until`."""
+    """Per candidate, the judgments its taking would strand; `lasting`: the candidates
+    that strand nothing until `until` whatever is taken meanwhile (within SLACK_LASTING):
+    their scenario keeps at least that much slack, or they have none (diversity sets)."""
 
-    matched: bool = False
     lasting: frozenset[int] = frozenset()
 
 
-# A scenario with this much slack left once the leases running out before a plan ends
-# are counted open again is not asked again while the plan lasts: only as many skips,
-# showings of its answers in diversity sets, caps reached or staff revocations in that
-# one scenario within that minute could make its order strand a judgment. Below it, each
-# lease from a kept plan asks again (`services.worklists`).
+# A plan ordered by the look-ahead is kept for its minute (`services.worklists`) only
+# where every scenario weighed keeps this much slack once the leases running out before
+# the plan ends are counted open again: only as many skips, showings of its answers in
+# diversity sets, caps reached or staff revocations in that one scenario within that
+# minute could make its order strand a judgment. Elsewhere the plan serves one request:
+# near the end, a stale order strands judgments even where each choice alone does not
+# (it ranks items by how close to complete they were).
 SLACK_LASTING = 5
 
 
@@ -71,11 +72,12 @@ def stranding_costs_of(
     to_match = {pk: group for pk, group in group_of.items() if group not in with_slack}
     costs.update({pk: 0 for pk in candidate_ids if pk not in to_match})
     costs.lasting = frozenset(
-        pk for pk, group in group_of.items() if with_slack.get(group, -1) >= SLACK_LASTING
+        pk
+        for pk in candidate_ids
+        if pk not in group_of or with_slack.get(group_of[pk], -1) >= SLACK_LASTING
     )
     if to_match:
         costs.update(_matched_costs(user, study, to_match, now))
-        costs.matched = True
     return costs
 
 

@@ -30,16 +30,10 @@ LOOKAHEAD_ALTERNATIVES = 3
 
 class Candidates(NamedTuple):
     ids: list[int]
-    # Ordered by the look-ahead's full matching, which weighs what everyone else may
-    # still take: an order that goes stale as soon as someone takes an item.
+    # Ordered by the look-ahead where some scenario's slack does not last the plan out
+    # (or the full matching weighed it): an order that goes stale as soon as someone
+    # takes an item, good for one request.
     looked_ahead: bool
-    # Characters whose candidates the look-ahead found free by their scenarios' slack
-    # alone (`lookahead.groups_with_slack`): an order that holds while the slack lasts,
-    # so it is checked again when a candidate is leased from a kept plan.
-    watched: frozenset[int] = frozenset()
-    # Of those, the candidates whose scenario's slack lasts the plan out
-    # (`lookahead.SLACK_LASTING`): not asked again.
-    lasting: frozenset[int] = frozenset()
 
 
 def candidate_items(
@@ -61,17 +55,17 @@ def candidate_items(
         if not _look_ahead(progress, tight, character_ids):
             return Candidates(_best(items, CANDIDATES), False)
         ids = _best(items, LOOKAHEAD_CANDIDATES)
-        free, unweighed, stranding, weighing = _weighed(user, study, ids, now, until)
-        return _looked_ahead(free + unweighed + stranding, weighing, frozenset(character_ids))
+        free, unweighed, stranding, lasting = _weighed(user, study, ids, now, until)
+        if lasting:
+            return Candidates(free[:CANDIDATES], False)
+        return Candidates(free + unweighed + stranding, True)
     # One character at a time: sorting one character's items is cheap, sorting a whole
     # study's (24,000 for the published data) on every request is not, and the first
     # character nearly always has enough.
     found: list[int] = []
     unweighed: list[int] = []
     stranding: list[int] = []
-    looked_ahead = matched = False
-    watched: set[int] = set()
-    lasting: set[int] = set()
+    looked_ahead, lasting = False, True
     for character_id in _characters_by_need(study, progress):
         # Asked of this character alone, so that the seen answers it excludes are its own.
         its_items = available_items(user, study, [character_id], now)
@@ -79,39 +73,21 @@ def candidate_items(
             found += _best(its_items, CANDIDATES - len(found))
         else:
             looked_ahead = True
-            watched.add(character_id)
             ids = _best(its_items, LOOKAHEAD_CANDIDATES)
-            free, not_weighed, costly, weighing = _weighed(user, study, ids, now, until)
-            matched = matched or weighing.matched
-            lasting |= weighing.lasting
+            free, not_weighed, costly, its_lasting = _weighed(user, study, ids, now, until)
+            lasting = lasting and its_lasting
             found += free
             unweighed += not_weighed
             # Taken only if nothing else is left: the annotator still gives a judgment.
             stranding += costly
         if len(found) >= CANDIDATES or (looked_ahead and len(found) >= LOOKAHEAD_ALTERNATIVES):
             break
-    if not looked_ahead:
-        return Candidates(found, False)
-    weighing = Weighing(matched, frozenset(lasting))
-    return _looked_ahead(found + unweighed + stranding, weighing, frozenset(watched))
-
-
-class Weighing(NamedTuple):
-    """What the look-ahead's weighing found out beside the costs: whether the full
-    matching weighed some candidate, and which candidates' slack lasts the plan out."""
-
-    matched: bool
-    lasting: frozenset[int]
-
-
-def _looked_ahead(ids: list[int], weighing: Weighing, characters: frozenset[int]) -> Candidates:
-    """A look-ahead's candidates: ordered by the full matching (good for one request), or
-    found free by slack alone, then as many as any plan keeps, to be checked again when
-    leased from a kept plan (`watched`) unless their slack lasts (`lasting`)."""
-    if weighing.matched:
-        return Candidates(ids, True)
-    kept = ids[:CANDIDATES]
-    return Candidates(kept, False, characters, weighing.lasting.intersection(kept))
+    if not looked_ahead or lasting:
+        # Without the look-ahead, or where every scenario weighed has slack that lasts the
+        # plan out: a plan of the candidates weighed free (and those of characters that
+        # needed no look-ahead) keeps its order while it lasts.
+        return Candidates(found[:CANDIDATES], False)
+    return Candidates(found + unweighed + stranding, True)
 
 
 def _best(items: Available, limit: int) -> list[int]:
@@ -164,22 +140,21 @@ def tightly_staffed(study: Study) -> frozenset[int]:
 
 def _weighed(
     user, study: Study, candidate_ids: list[int], now, until=None
-) -> tuple[list[int], list[int], list[int], Weighing]:
+) -> tuple[list[int], list[int], list[int], bool]:
     """The candidates, in their order, split by the look-ahead into (free, unweighed,
     stranding): those whose taking strands no judgment; those not weighed, because
     LOOKAHEAD_ALTERNATIVES free ones were found before them; and those that would strand
-    some, fewest first; and what the weighing found out (`Weighing`). Weighed LOOKAHEAD_CHUNK at a time: a candidate's cost depends on
+    some, fewest first; and whether every scenario weighed had slack lasting until
+    `until` (`lookahead.SLACK_LASTING`), so that the order holds until then. Weighed LOOKAHEAD_CHUNK at a time: a candidate's cost depends on
     its own scenario only, so the first free candidate is the same as if all were weighed
     at once, and early in a study it is nearly always among the first few."""
     free: list[int] = []
     costly: dict[int, int] = {}
-    matched = False
-    lasting: set[int] = set()
+    lasting = True
     for start in range(0, len(candidate_ids), LOOKAHEAD_CHUNK):
         chunk = candidate_ids[start : start + LOOKAHEAD_CHUNK]
         costs = stranding_costs_of(user, study, chunk, now, until)
-        matched = matched or getattr(costs, "matched", True)
-        lasting |= getattr(costs, "lasting", frozenset())
+        lasting = lasting and set(chunk) <= getattr(costs, "lasting", frozenset())
         for item in chunk:
             if costs.get(item):
                 costly[item] = costs[item]
@@ -187,5 +162,5 @@ def _weighed(
                 free.append(item)
         if len(free) >= LOOKAHEAD_ALTERNATIVES:
             rest = candidate_ids[start + LOOKAHEAD_CHUNK :]
-            return free, rest, sorted(costly, key=costly.get), Weighing(matched, frozenset(lasting))
-    return free, [], sorted(costly, key=costly.get), Weighing(matched, frozenset(lasting))
+            return free, rest, sorted(costly, key=costly.get), lasting
+    return free, [], sorted(costly, key=costly.get), lasting

@@ -247,8 +247,6 @@ def _lease_from(worklist: worklists.Worklist, user, now) -> Assignment | None:
             for position, item_id in enumerate(candidates):
                 if item_id in full:
                     continue
-                if not gold and not worklist.still_free(planned, item_id, user, now):
-                    return None  # the kept plan is stale: `assignment_next` plans anew
                 lease = _lease(
                     user,
                     item_id,

@@ -19,13 +19,9 @@ A plan is made afresh:
   memberships (`plans_forget_all`), or one annotator's qualifications or status
   (`plans_forget`); connected to those models' saves and deletes in `annotation.apps`;
 - when the annotator skips an item (their counts no longer follow from the plan);
-- when it runs dry, or the look-ahead's full matching chose its order: near the end of
-  a character's work a stale order could strand judgments, so such a plan serves one
-  request only;
-- when a candidate the look-ahead found free by its scenario's slack alone (a character
-  with about the annotators it needs, or near its end) is about to be leased from a
-  kept plan and the scenario has no slack left (`Worklist.still_free`; not asked where
-  the slack lasts the plan out, `lookahead.SLACK_LASTING`).
+- when it runs dry, or the look-ahead chose its order where some scenario's slack does
+  not last the plan out: near the end of a character's work a stale order could strand
+  judgments, so such a plan serves one request only (`lookahead.SLACK_LASTING`).
 
 Caps stay exact: a plan counts the leases taken from it, and a study whose judgments plus
 leases since the plan reach a cap has no room. Without the cache (Redis away) every
@@ -44,7 +40,6 @@ from django.db import transaction
 from ..models import ItemKind, Study
 from ..selectors.annotating import item_blocks
 from ..selectors.eligibility import SideHistory, gold_due, side_history, studies_with_room
-from ..selectors.lookahead import groups_with_slack
 from ..selectors.ordering import candidate_items
 
 # How long a plan is trusted. Long enough that most items come from a kept plan (an
@@ -67,10 +62,6 @@ class PlannedStudy:
     items: list[int]
     gold: list[int] | None = None  # gold candidates, planned when gold is first due
     taken: int = 0
-    # Characters whose order held by their scenarios' slack, and the candidates whose
-    # slack lasts the plan out (`ordering.Candidates`).
-    watched: frozenset[int] = frozenset()
-    lasting: frozenset[int] = frozenset()
     # The sides of the pairs shown so far, read once per plan and kept up to date by each
     # lease from it (`leases._lease`).
     sides: SideHistory | None = None
@@ -96,7 +87,6 @@ class PlannedStudy:
 class Worklist:
     studies: list[PlannedStudy]
     answers: dict[int, frozenset[int]]  # item -> the answers it shows
-    groups: dict[int, tuple[int, int]]  # pair -> its (character, scenario)
     diversity_sets: dict[int, int]  # diversity set item -> its character
     generation: tuple[int, int]  # (everyone's, this annotator's) when planned
     day: str
@@ -156,20 +146,6 @@ class Worklist:
             self.answers[item_id] = frozenset(block.exposed_answer_ids)
             if item.kind == ItemKind.DIVERSITY:
                 self.diversity_sets[item_id] = item.character_id
-            else:
-                self.groups[item_id] = (item.character_id, item.scenario_id)
-
-    def still_free(self, planned: PlannedStudy, item_id: int, user, now) -> bool:
-        """Whether `item_id` may still be leased from this kept plan without stranding a
-        judgment: always, unless the look-ahead found it free by its scenario's slack
-        when planning; then only while the scenario has slack (one statement). Without
-        it, only a new plan, with the full look-ahead, can tell."""
-        group = self.groups.get(item_id)
-        if not self.from_cache or group is None or group[0] not in planned.watched:
-            return True
-        if item_id in planned.lasting:
-            return True
-        return group in groups_with_slack(user, planned.study, {group}, now)
 
 
 def _key(user, only_study: Study | None) -> str:
@@ -229,15 +205,10 @@ def worklist_plan(
             user, study, study.character_ids, now, gold=False, until=plan_ends
         )
         keep = keep and not regular.looked_ahead
-        studies.append(
-            PlannedStudy(
-                study=study, items=regular.ids, watched=regular.watched, lasting=regular.lasting
-            )
-        )
+        studies.append(PlannedStudy(study=study, items=regular.ids))
     worklist = Worklist(
         studies=studies,
         answers={},
-        groups={},
         diversity_sets={},
         generation=generation,
         day=_day(now),

@@ -1,10 +1,8 @@
 """A scenario's slack: where the other annotators who may still take any of its items are
 at least as many as the judgments left, the look-ahead needs no matching (any choice
-strands nothing), and a plan ordered by that slack is kept but checked again when its
-candidates are leased."""
+strands nothing); where that slack lasts the plan out, a plan ordered by it is kept."""
 
 import pytest
-from django.utils import timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -57,65 +55,41 @@ def test_slack_counts_free_others_against_the_judgments_left_after_this_one():
     assert slack(open_judgments=0, free_others=0) == 1
 
 
-@pytest.mark.django_db
-def test_a_tightly_staffed_study_plans_by_slack_and_keeps_the_plan(
-    demo_dataset, luffy, monkeypatch
-):
-    study = make_study(overlap=1, rounds=(1,), characters=[luffy])
+def team_for(study, luffy, extra) -> list:
     (row,) = study_capacity(study)
-    # Half as many again as the character needs: tight, but with slack early on.
-    team = [
-        approved_annotator(f"team{i}@example.com", [luffy])
-        for i in range(row.needed + row.needed // 2)
-    ]
-    assert ordering.tightly_staffed(study) == {luffy.pk}
-    matchings = spy_on(monkeypatch, lookahead, "_matched_costs")
-    checks = spy_on(monkeypatch, worklists, "groups_with_slack")
-
-    annotator = team[0]
-    submit_item(annotator, services.assignment_next(user=annotator, study=study))
-    plan = worklists.worklist_of(annotator, timezone.now(), study)
-    assert plan.from_cache and plan.studies[0].watched == {luffy.pk}
-    # The next lease comes from the kept plan, its scenario's slack asked again.
-    assert services.assignment_next(user=annotator, study=study) is not None
-    assert len(checks) == 1
-    assert matchings == []
+    return [approved_annotator(f"team{i}@example.com", [luffy]) for i in range(row.needed + extra)]
 
 
 @pytest.mark.django_db
-def test_a_kept_plan_whose_scenario_lost_its_slack_is_made_afresh(demo_dataset, luffy, monkeypatch):
-    study = make_study(overlap=1, rounds=(1,), characters=[luffy])
-    (row,) = study_capacity(study)
-    team = [
-        approved_annotator(f"team{i}@example.com", [luffy])
-        for i in range(row.needed + row.needed // 2)
-    ]
-    annotator = team[0]
-    submit_item(annotator, services.assignment_next(user=annotator, study=study))
-    plans = spy_on(monkeypatch, worklists, "worklist_plan")
-    # Meanwhile the scenario's slack is gone (as if others had been shown its answers).
-    monkeypatch.setattr(worklists, "groups_with_slack", lambda *args: set())
-
-    assert services.assignment_next(user=annotator, study=study) is not None
-    assert len(plans) == 1
-
-
-@pytest.mark.django_db
-def test_a_scenario_whose_slack_lasts_the_plan_out_is_not_asked_again(
+def test_where_the_slack_lasts_a_tightly_staffed_study_keeps_its_plan(
     demo_dataset, luffy, monkeypatch
 ):
     study = make_study(overlap=5, rounds=(1,), characters=[luffy])
     (row,) = study_capacity(study)
-    team = [
-        approved_annotator(f"team{i}@example.com", [luffy])
-        for i in range(row.needed + row.needed // 2)
-    ]
+    team = team_for(study, luffy, row.needed // 2)
     assert ordering.tightly_staffed(study) == {luffy.pk}
-    checks = spy_on(monkeypatch, worklists, "groups_with_slack")
+    matchings = spy_on(monkeypatch, lookahead, "_matched_costs")
+    plans = spy_on(monkeypatch, worklists, "worklist_plan")
 
     annotator = team[0]
-    submit_item(annotator, services.assignment_next(user=annotator, study=study))
-    plan = worklists.worklist_of(annotator, timezone.now(), study)
-    assert plan.from_cache and plan.studies[0].lasting
-    assert services.assignment_next(user=annotator, study=study) is not None
-    assert checks == []
+    for _ in range(3):
+        submit_item(annotator, services.assignment_next(user=annotator, study=study))
+
+    # One plan, by the scenarios' slack, for the three items.
+    assert len(plans) == 1
+    assert matchings == []
+
+
+@pytest.mark.django_db
+def test_with_little_slack_each_request_plans_with_the_look_ahead(demo_dataset, luffy, monkeypatch):
+    study = make_study(overlap=1, rounds=(1,), characters=[luffy])
+    team = team_for(study, luffy, 1)
+    assert ordering.tightly_staffed(study) == {luffy.pk}
+    plans = spy_on(monkeypatch, worklists, "worklist_plan")
+
+    annotator = team[0]
+    for _ in range(3):
+        submit_item(annotator, services.assignment_next(user=annotator, study=study))
+
+    assert len(plans) == 3
+    assert lookahead.SLACK_LASTING > 1  # the slack here: one judgment to spare
