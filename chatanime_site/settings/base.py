@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "collection",
     "writing",
     "panels",
+    "judges",
 ]
 
 MIDDLEWARE = [
@@ -384,6 +385,9 @@ LOGGING = {
 COLLECTION_RETRY_ATTEMPTS = env.int("COLLECTION_RETRY_ATTEMPTS", default=6)
 COLLECTION_RETRY_BASE_SECONDS = env.float("COLLECTION_RETRY_BASE_SECONDS", default=1.0)
 COLLECTION_RETRY_MAX_SECONDS = env.float("COLLECTION_RETRY_MAX_SECONDS", default=60.0)
+# A judge's reply that is not a complete verdict is asked again this many times in all,
+# then recorded as a failure (transient HTTP errors are retried by the collection client).
+JUDGE_REPLY_ATTEMPTS = env.int("JUDGE_REPLY_ATTEMPTS", default=3)
 
 # Prolific's webhook secret and API (panels app), read from the environment like the rest.
 from .prolific import *  # noqa: E402, F403

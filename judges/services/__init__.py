@@ -1,0 +1,17 @@
+"""Writes of the judges app: runs and the calls that judge one item in one order.
+
+Keyword-only; a refusal raises `JudgeError` and changes nothing. Callers import from here
+(`from judges import services`)."""
+
+from .calls import CallOutcome, judge_call
+from .errors import JudgeError
+from .runs import run_fail, run_finish_if_complete, run_start
+
+__all__ = [
+    "CallOutcome",
+    "JudgeError",
+    "judge_call",
+    "run_fail",
+    "run_finish_if_complete",
+    "run_start",
+]
