@@ -1,6 +1,7 @@
 """Reads of the judges app: which items a run judges and in which order, what is left to
 judge, the run's progress, and the figures that compare a judge with the humans."""
 
+from .report import judge_inputs, judge_report
 from .runs import (
     JudgeProgress,
     PlannedCall,
@@ -14,6 +15,8 @@ from .runs import (
 __all__ = [
     "JudgeProgress",
     "PlannedCall",
+    "judge_inputs",
+    "judge_report",
     "metrics_of_pairs",
     "run_items",
     "run_missing_calls",
