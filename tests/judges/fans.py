@@ -3,6 +3,8 @@ each answer's score on every metric is the neutral policy's score of its text (w
 `neutral` judge gives it) plus noise, and the preference is the higher score's, a few
 flipped at random. So they prefer no side, no length and no source."""
 
+import random
+
 import numpy as np
 
 from annotation import services
@@ -16,6 +18,8 @@ from tests.fixtures.judge_server import neutral
 def fans_rate(study, *, seed: int = 7) -> int:
     """Every annotator the study needs rates until nothing is left; returns judgments."""
     rng = np.random.default_rng(seed)
+    # The lease's coin for the sides (annotation.services.leases) draws from `random`.
+    random.seed(seed)
     metrics = metrics_for(diversity=False)
     fans = [
         approved_annotator(f"fan{i}@example.com", list(study.characters.all()))

@@ -14,7 +14,10 @@ from tests.fixtures.judge_server import neutral, prefers_left, prefers_longer, p
 from .conftest import judge
 from .fans import fans_rate
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The annotators' sides come from a coin and a schedule seeded by study and annotator ids:
+# with the ids reset and the coin seeded (`fans_rate`), every run sees the same sides. An
+# unbiased rater's 95 % interval still misses 0.5 one time in twenty over other seeds.
+pytestmark = pytest.mark.django_db(transaction=True, reset_sequences=True)
 
 
 @pytest.fixture
