@@ -14,3 +14,20 @@ class JudgesConfig(AppConfig):
         from .exports import JUDGE_RATINGS_FILE, judge_ratings_write
 
         snapshot_file_add(JUDGE_RATINGS_FILE, judge_ratings_write)
+
+        from common.sections import section_add
+
+        from .selectors import judge_progress_of_page, judge_runs_of_page
+
+        # The study's results page shows each judge beside the humans; its staff page how
+        # far each judge run has got.
+        section_add(
+            "results-study",
+            template="judges/_results_section.html",
+            context=lambda request: {"judge_runs": judge_runs_of_page(request)},
+        )
+        section_add(
+            "staff-study",
+            template="judges/_staff_study_section.html",
+            context=lambda request: {"judge_runs": judge_progress_of_page(request)},
+        )

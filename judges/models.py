@@ -59,6 +59,10 @@ class JudgeRun(models.Model):
     error = models.TextField(_("error"), blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The run's report beside the humans (`selectors.judge_report`) as last computed, by
+    # `judge_study` at the end of a run or by `judge_report`: the pages read it.
+    figures = models.JSONField(null=True, blank=True)
+    figures_computed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

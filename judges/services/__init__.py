@@ -5,6 +5,7 @@ Keyword-only; a refusal raises `JudgeError` and changes nothing. Callers import 
 
 from .calls import CallOutcome, judge_call
 from .errors import JudgeError
+from .figures import run_figures_refresh
 from .runs import run_fail, run_finish_if_complete, run_start
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "JudgeError",
     "judge_call",
     "run_fail",
+    "run_figures_refresh",
     "run_finish_if_complete",
     "run_start",
 ]

@@ -3,13 +3,15 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Study
-from judges.selectors import judge_report, runs_of_study
+from judges import services
+from judges.selectors import runs_of_study
 
 
 class Command(BaseCommand):
     help = (
-        "Print the figures of a study's judge runs beside its human raters: agreement, "
-        "position, length and self-preference biases, leaderboards and the headline."
+        "Recompute, store and print the figures of a study's judge runs beside its human "
+        "raters: agreement, position, length and self-preference biases, leaderboards and "
+        "the headline."
     )
 
     def add_arguments(self, parser):
@@ -28,7 +30,7 @@ class Command(BaseCommand):
                 raise CommandError(f"study {study.slug} has no judge run {options['run']}")
         if not runs:
             raise CommandError(f"study {study.slug} has no judge runs; run judge_study first")
-        reports = [judge_report(run) for run in runs]
+        reports = [services.run_figures_refresh(run=run) for run in runs]
         if options["json"]:
             self.stdout.write(json.dumps({"study": study.slug, "judges": reports}, indent=1))
             return

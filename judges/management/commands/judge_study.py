@@ -54,6 +54,9 @@ class Command(BaseCommand):
         )
         result = run_to_end(run)
         progress = run_progress(run)
+        if progress.rated:
+            # The pages show the figures as of the run's last verdict.
+            services.run_figures_refresh(run=run)
         if result.status == JudgeRunStatus.FAILED:
             raise CommandError(
                 f"stopped on a permanent error: {result.error}\n"

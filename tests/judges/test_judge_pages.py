@@ -1,0 +1,63 @@
+"""The results page shows each judge beside the humans (researchers); the study's staff
+page shows how far each judge run has got (study managers)."""
+
+import pytest
+from django.urls import reverse
+from django.utils.formats import number_format
+
+from judges.models import JudgeRun
+from tests.builders import make_study
+
+from .conftest import judge
+from .fans import fans_rate
+
+pytestmark = pytest.mark.django_db(transaction=True, reset_sequences=True)
+
+
+def test_the_results_page_shows_the_judge_beside_the_humans(
+    demo_dataset, researcher, judge_key, judge_server, client
+):
+    study = make_study(rounds=(1,))
+    fans_rate(study)
+    judge(judge_server, study, "--both-orders", "--rate", "100000", "--items", "30")
+    run = JudgeRun.objects.get()
+    figures = run.figures["figures"]
+    client.force_login(researcher)
+
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+
+    assert 'data-testid="judges-section"' in page and run.label in page
+    left = figures["biases"]["position"]["judge"]
+    shown = [number_format(left[key], 2) for key in ("rate", "ci_low", "ci_high")]
+    assert "<td>Left answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
+    humans_alpha = figures["agreement"]["fluency"]["alpha"]["humans"]["alpha"]
+    assert f"<td>Fluency</td><td>{number_format(humans_alpha, 2)} [" in page
+    # An htmx refresh of the figures above does not carry the section.
+    fragment = client.get(reverse("results-study", args=[study.slug]), HTTP_HX_REQUEST="true")
+    assert "judges-section" not in fragment.content.decode()
+
+
+def test_without_human_judgments_the_page_says_not_enough_data(
+    demo_dataset, researcher, judge_key, judge_server, client, settings
+):
+    study = make_study(rounds=(1,))
+    judge(judge_server, study, "--items", "12", "--rate", "100000")
+    client.force_login(researcher)
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+    assert 'data-testid="judges-section"' in page and "not enough data" in page
+    settings.LANGUAGE_CODE = "zh-hans"
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+    assert "LLM 评审与人类评分者对照" in page and "偏好左侧回答" in page
+
+
+def test_the_staff_page_shows_each_run_with_its_failures(
+    demo_dataset, manager, judge_key, judge_server, client
+):
+    study = make_study(rounds=(1,))
+    judge_server.script(*["garbage"] * 6)
+    with pytest.raises(Exception, match="still missing"):
+        judge(judge_server, study, "--items", "1", "--rate", "100000")
+    client.force_login(manager)
+    page = client.get(reverse("staff-study", args=[study.slug])).content.decode()
+    assert 'data-testid="judges-staff-section"' in page
+    assert "judge-7b" in page and "0 / 1" in page and "no JSON object" in page
