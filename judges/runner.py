@@ -38,9 +38,14 @@ def _judge_calls(run: JudgeRun, planned: queue.SimpleQueue, outcomes: queue.Simp
             except queue.Empty:
                 break
             try:
-                outcomes.put((services.judge_call(run=run, planned=call), ""))
+                outcome = services.judge_call(run=run, planned=call)
             except Exception as error:  # raised again by the main thread
                 outcomes.put(error)
+                break
+            outcomes.put((outcome, ""))
+            if outcome == services.CallOutcome.PERMANENT:
+                # At once, not when the main thread hears of it: no call starts after it.
+                stop.set()
                 break
     finally:
         connection.close()

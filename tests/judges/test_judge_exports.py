@@ -67,7 +67,10 @@ def test_the_snapshot_holds_the_judge_ratings_in_their_own_file(
     # One call's replies are garbage in both passes (three attempts each): a failure.
     judge_server.script(*["garbage"] * 3, *["ok"] * 11, *["garbage"] * 3)
     with pytest.raises(CommandError, match="1 of 12 verdicts are still missing"):
-        judge(judge_server, rated_study, "--items", "6", "--both-orders", "--rate", "100000")
+        judge(
+            judge_server, rated_study, "--items", "6", "--both-orders", "--rate", "100000",
+            "--concurrency", "1",
+        )  # fmt: skip
     failed = JudgeCall.objects.filter(status="failed")
     assert failed.count() == 1
 

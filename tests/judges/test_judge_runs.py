@@ -112,7 +112,8 @@ def test_a_run_cut_short_is_finished_by_the_next_start(study, judge_key, judge_s
 def test_a_server_without_structured_output_is_asked_for_plain_json(study, judge_key, judge_server):
     judge_server.refuses_schema = True
     judge_server.script("ok", "fenced")
-    judge(judge_server, study, "--items", "4")
+    # One call at a time (on PostgreSQL calls run on several threads): the script's order.
+    judge(judge_server, study, "--items", "4", "--concurrency", "1")
     run = JudgeRun.objects.get()
     assert run.structured_output is False
     assert JudgeCall.objects.filter(status=JudgeCallStatus.OK).count() == 4
@@ -127,7 +128,7 @@ def test_garbage_is_asked_again_and_in_the_end_recorded_as_a_failure(
     # First call: garbage then a valid reply. Second call: four bad replies (two passes).
     judge_server.script("garbage", "ok", "garbage", "incomplete", "out_of_range", "garbage")
     with pytest.raises(CommandError, match="1 of 2 verdicts are still missing"):
-        judge(judge_server, study, "--items", "2")
+        judge(judge_server, study, "--items", "2", "--concurrency", "1")
     rated, failed = (JudgeCall.objects.get(status=s) for s in ("ok", "failed"))
     assert rated.attempts == 2 and JudgeRating.objects.filter(call=rated).exists()
     assert failed.preferred_answer is None and not failed.is_tie
@@ -163,7 +164,7 @@ def test_a_request_the_endpoint_refuses_is_a_failure_and_keeps_the_schema_questi
 def test_a_bad_key_stops_the_run_and_keeps_what_was_judged(study, judge_key, judge_server):
     judge_server.script("ok", "ok", "unauthorized")
     with pytest.raises(CommandError, match=r"permanent error.*Incorrect API key"):
-        judge(judge_server, study, "--items", "6")
+        judge(judge_server, study, "--items", "6", "--concurrency", "1")
     run = JudgeRun.objects.get()
     assert run.status == JudgeRunStatus.FAILED
     assert JudgeCall.objects.filter(status="ok").count() == 2
