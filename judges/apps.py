@@ -15,9 +15,11 @@ class JudgesConfig(AppConfig):
 
         snapshot_file_add(JUDGE_RATINGS_FILE, judge_ratings_write)
 
+        from common.recomputes import study_part_add
         from common.sections import section_add
 
         from .selectors import judge_progress_of_page, judge_runs_of_page
+        from .services import study_judges_refresh
 
         # The study's results page shows each judge beside the humans; its staff page how
         # far each judge run has got.
@@ -26,6 +28,8 @@ class JudgesConfig(AppConfig):
             template="judges/_results_section.html",
             context=lambda request: {"judge_runs": judge_runs_of_page(request)},
         )
+        # `aggregate` recomputes the judges' figures with the study's and prints them.
+        study_part_add("judges", study_judges_refresh)
         section_add(
             "staff-study",
             template="judges/_staff_study_section.html",

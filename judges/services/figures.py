@@ -3,7 +3,7 @@
 from django.utils import timezone
 
 from ..models import JudgeRun
-from ..selectors import judge_report
+from ..selectors import judge_report, runs_of_study
 
 
 def run_figures_refresh(*, run: JudgeRun) -> dict:
@@ -13,3 +13,9 @@ def run_figures_refresh(*, run: JudgeRun) -> dict:
     JudgeRun.objects.filter(pk=run.pk).update(figures=report, figures_computed_at=computed_at)
     run.figures, run.figures_computed_at = report, computed_at
     return report
+
+
+def study_judges_refresh(study) -> list[dict] | None:
+    """Every judge run of the study, its figures recomputed and stored; None without runs."""
+    runs = runs_of_study(study)
+    return [run_figures_refresh(run=run) for run in runs] if runs else None

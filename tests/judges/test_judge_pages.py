@@ -1,10 +1,15 @@
 """The results page shows each judge beside the humans (researchers); the study's staff
 page shows how far each judge run has got (study managers)."""
 
+import io
+import json
+
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 from django.utils.formats import number_format
 
+from annotation.models import StudyResults
 from judges.models import JudgeRun
 from tests.builders import make_study
 
@@ -61,3 +66,28 @@ def test_the_staff_page_shows_each_run_with_its_failures(
     page = client.get(reverse("staff-study", args=[study.slug])).content.decode()
     assert 'data-testid="judges-staff-section"' in page
     assert "judge-7b" in page and "0 / 1" in page and "no JSON object" in page
+
+
+def test_aggregate_json_the_judge_report_and_the_page_agree(
+    demo_dataset, researcher, judge_key, judge_server, client
+):
+    study = make_study(rounds=(1,))
+    fans_rate(study)
+    judge(judge_server, study, "--both-orders", "--rate", "100000", "--items", "24")
+    out = io.StringIO()
+    call_command("aggregate", "--study", study.slug, "--json", stdout=out)
+    printed = json.loads(out.getvalue())
+    assert "leaderboard" in printed  # the humans' results document, as before
+    (judges,) = printed["judges"]
+    run = JudgeRun.objects.get()
+    assert judges["figures"] == run.figures["figures"]
+    out = io.StringIO()
+    call_command("judge_report", "--study", study.slug, "--json", stdout=out)
+    assert json.loads(out.getvalue())["judges"][0]["figures"] == judges["figures"]
+    client.force_login(researcher)
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+    longer = judges["figures"]["biases"]["length"]["judge_longer_preferred"]
+    shown = [number_format(longer[key], 2) for key in ("rate", "ci_low", "ci_high")]
+    assert "<td>Longer answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
+    # The stored results document stays the humans' alone.
+    assert "judges" not in StudyResults.objects.get(study=study).payload
