@@ -61,6 +61,14 @@ def figure_lines(figures: dict) -> list[FigureLine]:
     lines.append(
         FigureLine(_("Correlation with the humans' mean score"), _shown(correlation, "r"), "")
     )
+    extra = figures["agreement"]["overall"].get("extra_fan", {})
+    lines.append(
+        FigureLine(
+            _("Distance to a fan, minus a fan's distance to another fan"),
+            _shown({**extra, "rate": extra.get("difference")}),
+            "",
+        )
+    )
     rank = figures["leaderboard"].get("rank_correlation")
     lines.append(
         FigureLine(

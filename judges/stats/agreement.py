@@ -123,6 +123,71 @@ def score_correlation(human: Scores, judge: Scores, rules: Rules) -> dict:
     }
 
 
+def _units(scores: Scores) -> np.ndarray:
+    """One key per (answer, metric)."""
+    return scores.answer * 1000 + scores.metric
+
+
+def extra_fan(human: Scores, judge: Scores, rules: Rules) -> dict:
+    """Is the judge as good as one more fan? On the (answer, metric) units with two or
+    more human ratings and the judge's: the mean distance |judge - fan| over every fan of
+    a unit, beside the mean distance |fan - fan| over every two fans of it; their
+    difference (negative: the judge is closer to a fan than fans are to each other) with
+    a cell-bootstrap interval. The judge's rating of a unit is the mean over its orders."""
+    if len(human) == 0 or len(judge) == 0:
+        return {"enough_data": False, "note": NOT_ENOUGH}
+    units, position = np.unique(_units(human), return_inverse=True)
+    judged_units, judged_position = np.unique(_units(judge), return_inverse=True)
+    judged_value = np.bincount(judged_position, weights=judge.value) / np.bincount(judged_position)
+    where = np.searchsorted(judged_units, units)
+    found = (where < len(judged_units)) & (
+        judged_units[np.minimum(where, len(judged_units) - 1)] == units
+    )
+    judge_of_unit = np.where(found, judged_value[np.minimum(where, len(judged_units) - 1)], np.nan)
+    ratings = np.bincount(position, minlength=len(units))
+    keep_unit = found & (ratings >= 2)
+    if keep_unit.sum() == 0:
+        return {"enough_data": False, "note": NOT_ENOUGH}
+    keep = keep_unit[position]
+    position, value, cell = position[keep], human.value[keep].astype(float), human.cell[keep]
+    to_judge = np.bincount(
+        position, weights=np.abs(value - judge_of_unit[position]), minlength=len(units)
+    )
+    # Sum over every two fans of a unit of |a - b|: from each unit's sorted values.
+    order = np.lexsort((value, position))
+    position, value, cell = position[order], value[order], cell[order]
+    rank = np.arange(len(position)) - np.searchsorted(position, position)
+    count = ratings[position]
+    to_fans = np.bincount(position, weights=value * (2 * rank - count + 1), minlength=len(units))
+    n_judge = np.where(keep_unit, ratings, 0).astype(float)
+    n_fans = n_judge * (n_judge - 1) / 2
+    cell_of_unit = np.zeros(len(units), dtype=np.int64)
+    cell_of_unit[position] = cell
+    dense, draws = cell_bootstrap(cell_of_unit[keep_unit], rules)
+    cells = draws.shape[1]
+
+    def per_cell(weights):
+        return np.bincount(dense, weights=weights[keep_unit], minlength=cells)
+
+    sums = [per_cell(w) for w in (to_judge, n_judge, to_fans, n_fans)]
+    judge_distance = sums[0].sum() / sums[1].sum()
+    fan_distance = sums[2].sum() / sums[3].sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        drawn = (draws @ sums[0]) / (draws @ sums[1]) - (draws @ sums[2]) / (draws @ sums[3])
+    low, high = percentile_interval(drawn, rules)
+    annotators = len(np.unique(human.rater[keep]))
+    enough = int(keep_unit.sum()) >= rules.min_judgments and annotators >= rules.min_annotators
+    return {
+        "units": int(keep_unit.sum()),
+        "judge_to_fan": clean(judge_distance),
+        "fan_to_fan": clean(fan_distance),
+        "difference": clean(judge_distance - fan_distance),
+        "ci_low": clean(low) if enough else None,
+        "ci_high": clean(high) if enough else None,
+        "enough_data": bool(enough),
+    }
+
+
 def agreement_figures(inputs: JudgeInputs, rules: Rules) -> dict:
     """Per metric and over all metrics (scores averaged per answer for the correlation)."""
     out = {}
@@ -132,8 +197,10 @@ def agreement_figures(inputs: JudgeInputs, rules: Rules) -> dict:
         out[slug] = {
             "alpha": alpha_with_judge(human, judge, rules),
             "correlation": score_correlation(human, judge, rules),
+            "extra_fan": extra_fan(human, judge, rules),
         }
     out["overall"] = {
-        "correlation": score_correlation(inputs.human_scores, inputs.judge_scores, rules)
+        "correlation": score_correlation(inputs.human_scores, inputs.judge_scores, rules),
+        "extra_fan": extra_fan(inputs.human_scores, inputs.judge_scores, rules),
     }
     return out

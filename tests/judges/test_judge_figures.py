@@ -61,6 +61,10 @@ def test_a_judge_that_reads_the_answers_shows_no_bias_and_agrees_with_the_fans(
     assert correlation["r"] > 0.8 and correlation["ci_low"] > 0.5
     fluency = figures["agreement"]["fluency"]["alpha"]
     assert fluency["with_judge"]["alpha"] >= fluency["humans"]["alpha"] - 0.05
+    # The fans' scores are the judge's plus noise: it is closer to a fan than fans are to
+    # each other.
+    extra_fan = figures["agreement"]["overall"]["extra_fan"]
+    assert extra_fan["difference"] < 0 and extra_fan["ci_high"] < 0
     assert figures["leaderboard"]["rank_correlation"]["spearman"] > 0.5
     assert figures["headline"]["holds"] is True
 
@@ -78,6 +82,8 @@ def test_a_judge_that_prefers_the_left_side_is_caught(rated_study, judge_key, ju
     assert correlation["r"] is None and correlation["note"] == "no variation in the scores"
     fluency = figures["agreement"]["fluency"]["alpha"]
     assert fluency["with_judge"]["alpha"] < fluency["humans"]["alpha"]
+    extra_fan = figures["agreement"]["overall"]["extra_fan"]
+    assert extra_fan["difference"] > 0 and extra_fan["ci_low"] > 0
 
 
 def test_a_judge_that_prefers_the_longer_answer_is_caught(rated_study, judge_key, judge_server):

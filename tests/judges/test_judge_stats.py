@@ -6,7 +6,7 @@ import numpy as np
 
 from annotation.stats.rules import Rules
 from judges.stats import LEFT, RIGHT, TIE, JudgeInputs, Scores, Verdicts, judge_figures
-from judges.stats.agreement import alpha_with_judge, score_correlation
+from judges.stats.agreement import alpha_with_judge, extra_fan, score_correlation
 from judges.stats.biases import left_rate, same_side_both_orders, self_preference
 from judges.stats.boards import _spearman
 from judges.stats.intervals import clustered_slope
@@ -140,3 +140,17 @@ def test_without_human_judgments_every_comparison_says_not_enough_data():
     assert figures["biases"]["self_preference"]["enough_data"] is False
     assert figures["biases"]["position"]["humans"]["enough_data"] is False
     assert figures["biases"]["position"]["judge"]["rate"] == 1.0
+
+
+def test_the_extra_fan_figure_is_the_mean_distances_written_out():
+    human, judge = human_and_judge_scores(np.random.default_rng(6))
+    found = extra_fan(human, judge, RULES)
+    to_judge, to_fans = [], []
+    for answer in np.unique(human.answer):
+        fans = human.value[human.answer == answer]
+        verdict = judge.value[judge.answer == answer].mean()
+        to_judge += [abs(f - verdict) for f in fans]
+        to_fans += [abs(a - b) for i, a in enumerate(fans) for b in fans[i + 1 :]]
+    assert abs(found["judge_to_fan"] - np.mean(to_judge)) < 1e-6
+    assert abs(found["fan_to_fan"] - np.mean(to_fans)) < 1e-6
+    assert found["ci_low"] < found["difference"] < found["ci_high"]
