@@ -8,13 +8,16 @@ from django.db.models import Count, Q, Sum
 
 from annotation.models import Item, ItemKind, Metric
 from annotation.pairing import scheduled_left_slot
+from annotation.selectors import metrics_for
 
 from ..models import FIRST_ORDER, SWAPPED_ORDER, JudgeCallStatus, JudgeRun
 
 
 def metrics_of_pairs() -> list[Metric]:
-    """The metrics annotators rate on a pair, in the order the rating form shows them."""
-    return list(Metric.objects.filter(for_diversity=False).order_by("position", "pk"))
+    """The metrics annotators rate on a pair, in the order the rating form shows them:
+    the rating page's own read, which each process keeps for a minute (every judge call
+    needs them three times)."""
+    return metrics_for(diversity=False)
 
 
 def _spread(study_slug: str, item_id: int) -> bytes:
