@@ -21,3 +21,21 @@ def snapshot_file_add(name: str, writer: Writer) -> None:
 def snapshot_files() -> list[tuple[str, Writer]]:
     """The registered files, in the order they were added."""
     return list(_registered.items())
+
+
+# check(snapshot directory) -> {figure family: difference}, each difference with
+# `compared`, `points`, `intervals`, `missing`, `differing` and `reproduced` as
+# `annotation.reproduce.FamilyDifference` has them.
+Check = Callable[[Path], dict]
+
+_checks: dict[str, Check] = {}
+
+
+def snapshot_check_add(name: str, check: Check) -> None:
+    """When a snapshot lists the file `name`, `reproduce` rebuilds its figures with
+    `check` as well; adding it again replaces it."""
+    _checks[name] = check
+
+
+def snapshot_checks() -> list[tuple[str, Check]]:
+    return list(_checks.items())

@@ -9,11 +9,20 @@ class JudgesConfig(AppConfig):
     def ready(self):
         # The judge ratings' own file in a study's snapshot: `annotation` writes the
         # snapshot and knows nothing of judges.
-        from common.snapshots import snapshot_file_add
+        from common.snapshots import snapshot_check_add, snapshot_file_add
 
-        from .exports import JUDGE_RATINGS_FILE, judge_ratings_write
+        from .exports import (
+            JUDGE_FIGURES_FILE,
+            JUDGE_RATINGS_FILE,
+            judge_figures_write,
+            judge_ratings_write,
+        )
+        from .reproduce import judges_reproduce
 
         snapshot_file_add(JUDGE_RATINGS_FILE, judge_ratings_write)
+        snapshot_file_add(JUDGE_FIGURES_FILE, judge_figures_write)
+        # `reproduce` rebuilds the judges' figures from those two files and ratings.jsonl.
+        snapshot_check_add(JUDGE_FIGURES_FILE, judges_reproduce)
 
         from common.recomputes import study_part_add
         from common.sections import section_add

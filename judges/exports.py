@@ -5,6 +5,7 @@ rating of a verdict. Failed calls have no ratings and are not in it."""
 import csv
 import hashlib
 import io
+import json
 from pathlib import Path
 
 from .models import JudgeCallStatus, JudgeRating
@@ -24,6 +25,9 @@ COLUMNS = [
     "scenario",
     "round",
     "answer",
+    "answer_length",
+    "character_id",
+    "scenario_id",
     "source",
     "source_kind",
     "position",
@@ -66,6 +70,9 @@ def _rows(study):
             item.scenario.number if item.scenario_id else "",
             item.round or "",
             answer.pk,
+            len(answer.text),
+            item.character_id,
+            item.scenario_id or "",
             answer.source.slug,
             answer.source.kind,
             "a" if left else "b",
@@ -91,6 +98,52 @@ def judge_ratings_write(path: Path, study) -> dict | None:
     return {
         "kind": "judge_ratings",
         "rows": rows,
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+
+
+JUDGE_FIGURES_FILE = "judge-figures.json"
+
+
+def judge_figures_write(path: Path, study) -> dict | None:
+    """Each judge run's figures, computed now from the data the snapshot holds (in its
+    transaction), with the interval rules: what `reproduce` rebuilds from
+    judge-ratings.csv and ratings.jsonl alone. Only in a one-study snapshot."""
+    from annotation.results.document import rules_from_settings
+
+    from .selectors import judge_inputs, runs_of_study
+    from .stats import judge_figures
+
+    if study is None:
+        return None
+    rules = rules_from_settings()
+    runs = [run for run in runs_of_study(study) if run.calls.filter(status="ok").exists()]
+    if not runs:
+        return None
+    document = {
+        "rules": {
+            "draws": rules.draws,
+            "seed": rules.seed,
+            "min_judgments": rules.min_judgments,
+            "min_annotators": rules.min_annotators,
+            "confidence": rules.confidence,
+        },
+        "runs": [
+            {
+                "run": run.pk,
+                "model": run.model,
+                "self_source": run.self_source.slug if run.self_source_id else None,
+                "figures": judge_figures(judge_inputs(run), rules),
+            }
+            for run in runs
+        ],
+    }
+    data = (json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode()
+    Path(path).write_bytes(data)
+    return {
+        "kind": "judge_figures",
+        "rows": len(runs),
         "bytes": len(data),
         "sha256": hashlib.sha256(data).hexdigest(),
     }

@@ -34,6 +34,13 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def leaderboards(inputs: JudgeInputs, rules: Rules) -> dict:
+    """Rows by source slug: the figures never depend on how sources are numbered."""
+    out = _leaderboards(inputs, rules)
+    out["rows"].sort(key=lambda row: row["source"] or "")
+    return out
+
+
+def _leaderboards(inputs: JudgeInputs, rules: Rules) -> dict:
     judge = inputs.judge_scores
     human = inputs.human_scores.where(np.isin(inputs.human_scores.item, np.unique(judge.item)))
     sources = np.unique(judge.source)
@@ -124,7 +131,7 @@ def headline(inputs: JudgeInputs, rules: Rules) -> dict:
     for metric, slug in inputs.metrics.items():
         judged = _differences(inputs.judge_scores, inputs.reference, metric)
         rated = _differences(human_scores, inputs.reference, metric)
-        for source in sorted({r[0] for r in judged}):
+        for source in sorted({r[0] for r in judged}, key=lambda s: inputs.sources.get(s, "")):
             figures = {}
             for who, found, is_judge in (("judge", judged, True), ("humans", rated, False)):
                 mine = [r for r in found if r[0] == source]

@@ -12,8 +12,8 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Judgment, Rating, StudyResults
 from annotation.services import study_recompute
-from judges.exports import JUDGE_RATINGS_FILE
-from judges.models import JudgeCall, JudgeRating
+from judges.exports import JUDGE_FIGURES_FILE, JUDGE_RATINGS_FILE
+from judges.models import JudgeCall, JudgeRating, JudgeRun
 from tests.builders import make_study
 
 from .conftest import judge
@@ -59,6 +59,7 @@ def test_the_human_side_is_the_same_with_or_without_a_judge(
     for name in ("ratings-long.csv", "ratings-wide.csv", "ratings.jsonl"):
         assert after["files"][name]["sha256"] == before["files"][name]["sha256"], name
     assert JUDGE_RATINGS_FILE not in before["files"]
+    assert JUDGE_FIGURES_FILE not in before["files"]
 
 
 def test_the_snapshot_holds_the_judge_ratings_in_their_own_file(
@@ -97,3 +98,36 @@ def test_the_snapshot_holds_the_judge_ratings_in_their_own_file(
 
     out = io.StringIO()
     call_command("reproduce", str(tmp_path / "frozen"), stdout=out)
+
+
+def test_reproduce_rebuilds_the_judge_figures_from_the_snapshot_alone(
+    rated_study, judge_key, judge_server, tmp_path
+):
+    judge(
+        judge_server, rated_study, "--items", "30", "--both-orders", "--rate", "100000",
+        "--self-source", "starling-rp",
+    )  # fmt: skip
+    target = tmp_path / "frozen"
+    manifest = snapshot(rated_study, target)
+    assert manifest["files"][JUDGE_FIGURES_FILE]["rows"] == 1
+    published = json.loads((target / JUDGE_FIGURES_FILE).read_text(encoding="utf-8"))
+    assert published["runs"][0]["figures"] == JudgeRun.objects.get().figures["figures"]
+
+    out = io.StringIO()
+    call_command("reproduce", str(target), stdout=out)
+    for family in ("agreement", "biases", "leaderboard", "headline"):
+        assert f"judge {published['runs'][0]['run']} {family}" in out.getvalue()
+
+    # A published judge figure that the files do not give is named.
+    position = published["runs"][0]["figures"]["biases"]["position"]["judge"]
+    position["rate"] += 0.1
+    data = (json.dumps(published, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode()
+    (target / JUDGE_FIGURES_FILE).write_bytes(data)
+    manifest["files"][JUDGE_FIGURES_FILE].update(
+        bytes=len(data), sha256=hashlib.sha256(data).hexdigest()
+    )
+    (target / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    out = io.StringIO()
+    with pytest.raises(CommandError, match=r"not reproduced: judge .* biases"):
+        call_command("reproduce", str(target), stdout=out)
+    assert "biases/position/judge/rate" in out.getvalue()
