@@ -8,9 +8,10 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils.formats import number_format
+from django.utils.html import escape
 
 from annotation.models import StudyResults
-from judges.models import JudgeRun
+from judges.models import JudgeCall, JudgeRun
 from tests.builders import make_study
 
 from .conftest import judge
@@ -91,3 +92,21 @@ def test_aggregate_json_the_judge_report_and_the_page_agree(
     assert "<td>Longer answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
     # The stored results document stays the humans' alone.
     assert "judges" not in StudyResults.objects.get(study=study).payload
+
+
+def test_the_admin_shows_judge_runs_and_calls_to_read_only(
+    demo_dataset, judge_key, judge_server, admin_client
+):
+    study = make_study(rounds=(1,))
+    judge(judge_server, study, "--items", "2", "--rate", "100000")
+    call = JudgeCall.objects.first()
+    assert admin_client.get(reverse("admin:judges_judgerun_changelist")).status_code == 200
+    page = admin_client.get(reverse("admin:judges_judgecall_change", args=[call.pk]))
+    assert page.status_code == 200 and escape(call.raw_reply[:20]) in page.content.decode()
+    assert admin_client.get(reverse("admin:judges_judgecall_add")).status_code == 403
+    response = admin_client.post(
+        reverse("admin:judges_judgecall_change", args=[call.pk]), {"status": "failed"}
+    )
+    assert response.status_code == 403
+    call.refresh_from_db()
+    assert call.status == "ok"

@@ -48,9 +48,10 @@ class Command(BaseCommand):
         except services.JudgeError as error:
             raise CommandError(f"{error.message}; nothing was created") from None
         progress = run_progress(run)
+        orders = "each pair in both orders" if run.both_orders else "each pair once"
         self.stdout.write(
-            f"Judging {progress.requested} pairs-in-order of study {run.study.slug} with "
-            f"{run.model} ({progress.rated} already rated)."
+            f"Judging study {run.study.slug} with {run.model}, {orders}: "
+            f"{progress.requested} verdicts wanted, {progress.rated} already there."
         )
         result = run_to_end(run)
         progress = run_progress(run)
