@@ -4,8 +4,10 @@ humans, each a number with its interval or "not enough data"."""
 from dataclasses import dataclass
 
 from django.utils.formats import number_format
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from ..methods import judge_methods_text
 from ..models import JudgeRun
 from .runs import metrics_of_pairs, run_progress, runs_of_study
 
@@ -123,6 +125,7 @@ class ShownRun:
     run: JudgeRun
     lines: list[FigureLine]
     alphas: list[AlphaLine]
+    methods: str
 
 
 def _study_slug_of_page(request) -> str | None:
@@ -140,7 +143,12 @@ def judge_runs_of_page(request) -> list[ShownRun]:
     labels = {m.slug: str(m.label) for m in metrics_of_pairs()}
     return [
         ShownRun(
-            run, figure_lines(run.figures["figures"]), alpha_lines(run.figures["figures"], labels)
+            run,
+            figure_lines(run.figures["figures"]),
+            alpha_lines(run.figures["figures"], labels),
+            judge_methods_text(
+                run.figures, "zh" if (get_language() or "").startswith("zh") else "en"
+            ),
         )
         for run in runs_of_study(study)
         if run.figures

@@ -5,7 +5,7 @@ import io
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.html import escape
@@ -110,3 +110,25 @@ def test_the_admin_shows_judge_runs_and_calls_to_read_only(
     assert response.status_code == 403
     call.refresh_from_db()
     assert call.status == "ok"
+
+
+def test_the_methods_paragraph_states_the_run_in_both_languages(
+    demo_dataset, researcher, judge_key, judge_server, client, settings
+):
+    study = make_study(rounds=(1,))
+    fans_rate(study)
+    judge(judge_server, study, "--items", "10", "--both-orders", "--rate", "100000")
+    human_judgments = JudgeRun.objects.get().figures["figures"]["human_judgments"]
+    for language, words in (
+        ("en", ["judge-7b (temperature 0)", "20 verdicts", "each pair twice"]),
+        ("zh", ["judge-7b（温度 0）", "共 20 次有效评判", "左右互换"]),
+    ):
+        out = io.StringIO()
+        call_command("judge_report", "--study", study.slug, "--methods", language, stdout=out)
+        for word in [*words, f"{human_judgments} "]:
+            assert word in out.getvalue(), (language, word)
+    client.force_login(researcher)
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+    assert 'data-testid="judge-methods">judge-7b (temperature 0)' in page
+    with pytest.raises(CommandError):
+        call_command("judge_report", "--study", study.slug, "--methods", "fr")

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Study
 from judges import services
+from judges.methods import LANGUAGES, judge_methods_text
 from judges.selectors import runs_of_study
 
 
@@ -18,6 +19,9 @@ class Command(BaseCommand):
         parser.add_argument("--study", required=True, help="slug of the study")
         parser.add_argument("--run", type=int, help="one judge run (default: every run)")
         parser.add_argument("--json", action="store_true", help="one JSON object")
+        parser.add_argument(
+            "--methods", choices=LANGUAGES, help="print each run's methods paragraph in zh or en"
+        )
 
     def handle(self, *args, **options):
         study = Study.objects.filter(slug=options["study"]).first()
@@ -31,6 +35,10 @@ class Command(BaseCommand):
         if not runs:
             raise CommandError(f"study {study.slug} has no judge runs; run judge_study first")
         reports = [services.run_figures_refresh(run=run) for run in runs]
+        if options["methods"]:
+            for report in reports:
+                self.stdout.write(judge_methods_text(report, options["methods"]) + "\n")
+            return
         if options["json"]:
             self.stdout.write(json.dumps({"study": study.slug, "judges": reports}, indent=1))
             return
