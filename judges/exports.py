@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from .models import JudgeCallStatus, JudgeRating
+from .stats import decorations
 
 JUDGE_RATINGS_FILE = "judge-ratings.csv"
 COLUMNS = [
@@ -26,6 +27,7 @@ COLUMNS = [
     "round",
     "answer",
     "answer_length",
+    "answer_decorations",
     "character_id",
     "scenario_id",
     "source",
@@ -71,6 +73,7 @@ def _rows(study):
             item.round or "",
             answer.pk,
             len(answer.text),
+            decorations(answer.text),
             item.character_id,
             item.scenario_id or "",
             answer.source.slug,

@@ -136,6 +136,10 @@ def judges_rebuilt(directory) -> tuple[dict, list[dict]]:
             metrics[metric["slug"]] = len(metrics) + 1
     sources = _Codes()
     lengths = {(int(row["item"]), row["source"]): int(row["answer_length"]) for row in judge_rows}
+    styles = {
+        int(row["answer"]): (int(row["answer_length"]), int(row["answer_decorations"]))
+        for row in judge_rows
+    }
     human_verdicts, human_scores = _human_inputs(rows, lengths, sources, metrics)
     rebuilt = []
     for run in published["runs"]:
@@ -150,6 +154,7 @@ def judges_rebuilt(directory) -> tuple[dict, list[dict]]:
             sources={code: slug for slug, code in sources.items()},
             reference=sources[study["reference_source"]],
             self_source=sources[self_slug] if self_slug else None,
+            answer_styles=styles,
         )
         rebuilt.append(judge_figures(inputs, rules))
     return published, rebuilt
@@ -161,7 +166,7 @@ def judges_reproduce(directory) -> dict:
     published, rebuilt = judges_rebuilt(directory)
     differences = {}
     for run, figures in zip(published["runs"], rebuilt, strict=True):
-        for family in ("agreement", "biases", "leaderboard", "headline"):
+        for family in ("agreement", "biases", "leaderboard", "headline", "style"):
             differences[f"judge {run['run']} {family}"] = compare(
                 _keyed(run["figures"][family]), _keyed(figures[family])
             )

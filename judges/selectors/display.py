@@ -120,12 +120,47 @@ def alpha_lines(figures: dict, labels: dict[str, str]) -> list[AlphaLine]:
     return lines
 
 
+@dataclass(frozen=True)
+class StyleLine:
+    source: str
+    metric: str
+    humans: str
+    humans_adjusted: str
+    judge: str
+    judge_adjusted: str
+
+
+def _adjusted(figure: dict) -> str:
+    return _shown(
+        {
+            "rate": figure.get("adjusted"),
+            "ci_low": figure.get("adjusted_ci_low"),
+            "ci_high": figure.get("adjusted_ci_high"),
+        }
+    )
+
+
+def style_lines(figures: dict, labels: dict[str, str]) -> list[StyleLine]:
+    return [
+        StyleLine(
+            row["source"],
+            labels.get(row["metric"], row["metric"]),
+            _shown({**row["humans"], "rate": row["humans"].get("difference")}),
+            _adjusted(row["humans"]),
+            _shown({**row["judge"], "rate": row["judge"].get("difference")}),
+            _adjusted(row["judge"]),
+        )
+        for row in figures.get("style", {}).get("rows", [])
+    ]
+
+
 @dataclass
 class ShownRun:
     run: JudgeRun
     lines: list[FigureLine]
     alphas: list[AlphaLine]
     methods: str
+    styles: list[StyleLine]
 
 
 def _study_slug_of_page(request) -> str | None:
@@ -149,6 +184,7 @@ def judge_runs_of_page(request) -> list[ShownRun]:
             judge_methods_text(
                 run.figures, "zh" if (get_language() or "").startswith("zh") else "en"
             ),
+            style_lines(run.figures["figures"], labels),
         )
         for run in runs_of_study(study)
         if run.figures

@@ -14,20 +14,31 @@ from annotation.results.loading import load_ratings
 from dialogues.models import Source
 
 from ..models import JudgeCallStatus, JudgeRating, JudgeRun
-from ..stats import LEFT, RIGHT, TIE, JudgeInputs, Scores, Verdicts, judge_figures
+from ..stats import (
+    LEFT,
+    RIGHT,
+    TIE,
+    JudgeInputs,
+    Scores,
+    Verdicts,
+    decorations,
+    judge_figures,
+)
 from .runs import metrics_of_pairs
 
 CELL = 1000  # a cell is character * CELL + scenario, as in annotation's figures
 
 
-def _lengths(study) -> dict[tuple[int, int], tuple[int, int]]:
-    """(item, source) -> (answer id, length in characters) for the study's pairs."""
-    found = {}
+def _lengths(study) -> tuple[dict[tuple[int, int], tuple[int, int]], dict[int, tuple[int, int]]]:
+    """(item, source) -> (answer id, length in characters) for the study's pairs, and
+    answer id -> (length, emoji and kaomoji)."""
+    found, styles = {}, {}
     for item, answer, source, text in ItemAnswer.objects.filter(
         item__study=study, item__kind="pair"
     ).values_list("item_id", "answer_id", "answer__source_id", "answer__text"):
         found[(item, source)] = (answer, len(text))
-    return found
+        styles[answer] = (len(text), decorations(text))
+    return found, styles
 
 
 def _judge_inputs(run: JudgeRun, lengths) -> tuple[Verdicts, Scores]:
@@ -120,7 +131,7 @@ def _human_inputs(run: JudgeRun, lengths) -> tuple[Verdicts, Scores]:
 
 
 def judge_inputs(run: JudgeRun) -> JudgeInputs:
-    lengths = _lengths(run.study)
+    lengths, styles = _lengths(run.study)
     judge_verdicts, judge_scores = _judge_inputs(run, lengths)
     human_verdicts, human_scores = _human_inputs(run, lengths)
     return JudgeInputs(
@@ -132,6 +143,7 @@ def judge_inputs(run: JudgeRun) -> JudgeInputs:
         sources=dict(Source.objects.values_list("pk", "slug")),
         reference=run.study.reference_source_id,
         self_source=run.self_source_id,
+        answer_styles=styles,
     )
 
 

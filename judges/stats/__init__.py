@@ -8,6 +8,7 @@ from .biases import bias_figures
 from .boards import headline, leaderboards
 from .inputs import LEFT, RIGHT, TIE, JudgeInputs, Scores, Verdicts
 from .intervals import NOT_ENOUGH
+from .style import decorations, style_figures
 
 __all__ = [
     "LEFT",
@@ -17,6 +18,7 @@ __all__ = [
     "JudgeInputs",
     "Scores",
     "Verdicts",
+    "decorations",
     "judge_figures",
 ]
 
@@ -32,4 +34,5 @@ def judge_figures(inputs: JudgeInputs, rules: Rules) -> dict:
         "biases": bias_figures(inputs, rules),
         "leaderboard": leaderboards(inputs, rules),
         "headline": headline(inputs, rules),
+        "style": style_figures(inputs, rules),
     }

@@ -89,4 +89,6 @@ class JudgeInputs:
     sources: dict[int, str]  # source id -> slug
     reference: int | None  # the reference source of the study
     self_source: int | None  # the source of the judge's own model family
-    extra: dict = field(default_factory=dict)
+    # answer id -> (length in characters, emoji and kaomoji): the style the comparisons
+    # control for.
+    answer_styles: dict[int, tuple[int, int]] = field(default_factory=dict)

@@ -115,7 +115,7 @@ def test_reproduce_rebuilds_the_judge_figures_from_the_snapshot_alone(
 
     out = io.StringIO()
     call_command("reproduce", str(target), stdout=out)
-    for family in ("agreement", "biases", "leaderboard", "headline"):
+    for family in ("agreement", "biases", "leaderboard", "headline", "style"):
         assert f"judge {published['runs'][0]['run']} {family}" in out.getvalue()
 
     # A published judge figure that the files do not give is named.

@@ -38,6 +38,12 @@ def test_the_results_page_shows_the_judge_beside_the_humans(
     assert "<td>Left answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
     humans_alpha = figures["agreement"]["fluency"]["alpha"]["humans"]["alpha"]
     assert f"<td>Fluency</td><td>{number_format(humans_alpha, 2)} [" in page
+    style = figures["style"]["rows"][0]
+    assert 'data-testid="judge-style"' in page
+    assert (
+        f"<td>{style['source']}</td><td>Fluency</td><td>{number_format(style['humans']['difference'], 2)} ["
+        in page
+    )
     # An htmx refresh of the figures above does not carry the section.
     fragment = client.get(reverse("results-study", args=[study.slug]), HTTP_HX_REQUEST="true")
     assert "judges-section" not in fragment.content.decode()

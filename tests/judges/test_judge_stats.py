@@ -10,6 +10,7 @@ from judges.stats.agreement import alpha_with_judge, extra_fan, score_correlatio
 from judges.stats.biases import left_rate, same_side_both_orders, self_preference
 from judges.stats.boards import _spearman
 from judges.stats.intervals import clustered_slope
+from judges.stats.style import adjusted_difference, decorations
 
 RULES = Rules(draws=500, seed=3, min_judgments=10, min_annotators=3)
 
@@ -154,3 +155,27 @@ def test_the_extra_fan_figure_is_the_mean_distances_written_out():
     assert abs(found["judge_to_fan"] - np.mean(to_judge)) < 1e-6
     assert abs(found["fan_to_fan"] - np.mean(to_fans)) < 1e-6
     assert found["ci_low"] < found["difference"] < found["ci_high"]
+
+
+def test_emoji_and_kaomoji_are_counted():
+    assert decorations("别担心😊（＾▽＾）我们一起加油！^_^ ✨") == 4
+    assert decorations("没有表情，只有（括号里的话）。") == 0
+
+
+def test_the_style_adjusted_difference_is_the_intercept_of_least_squares():
+    """Answers of the compared source are longer; raters reward length and nothing else:
+    the plain difference is positive, the one adjusted for length is about zero."""
+    rng = np.random.default_rng(8)
+    n = 120
+    length = rng.uniform(0.2, 1.0, n)  # hundreds of characters longer
+    decorated = rng.integers(-1, 2, n)
+    difference = 1.5 * length + 0.1 * decorated + rng.normal(0, 0.3, n)
+    cell, rater = np.arange(n) // 4, np.arange(n) % 6
+    rows = [(9, difference[i], length[i], decorated[i], cell[i], rater[i]) for i in range(n)]
+    found = adjusted_difference(rows, RULES, judge=False)
+    design = np.column_stack([np.ones(n), length, decorated])
+    intercept = np.linalg.lstsq(design, difference, rcond=None)[0][0]
+    assert abs(found["adjusted"] - intercept) < 1e-6
+    assert abs(found["difference"] - difference.mean()) < 1e-6
+    assert found["ci_low"] > 0.5
+    assert found["adjusted_ci_low"] < 0 < found["adjusted_ci_high"]
