@@ -292,6 +292,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "collection.tasks.collection_runs_catch_up",
         "schedule": crontab(minute="*/5"),
     },
+    # Judge figures beside the humans go stale as human judgments arrive.
+    "judge-figures-catch-up": {
+        "task": "judges.tasks.judge_figures_catch_up",
+        "schedule": crontab(minute="*/10"),
+    },
     "writing-followups-catch-up": {
         "task": "writing.tasks.followups_catch_up",
         "schedule": crontab(minute="*/2"),

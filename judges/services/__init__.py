@@ -5,7 +5,7 @@ Keyword-only; a refusal raises `JudgeError` and changes nothing. Callers import 
 
 from .calls import CallOutcome, judge_call
 from .errors import JudgeError
-from .figures import run_figures_refresh, study_judges_refresh
+from .figures import run_figures_refresh, runs_figures_catch_up, study_judges_refresh
 from .runs import run_fail, run_finish_if_complete, run_start
 
 __all__ = [
@@ -16,5 +16,6 @@ __all__ = [
     "run_figures_refresh",
     "run_finish_if_complete",
     "run_start",
+    "runs_figures_catch_up",
     "study_judges_refresh",
 ]

@@ -138,3 +138,21 @@ def test_the_methods_paragraph_states_the_run_in_both_languages(
     assert 'data-testid="judge-methods">judge-7b (temperature 0)' in page
     with pytest.raises(CommandError):
         call_command("judge_report", "--study", study.slug, "--methods", "fr")
+
+
+def test_the_beat_recomputes_the_figures_of_runs_whose_study_has_new_judgments(
+    demo_dataset, judge_key, judge_server
+):
+    from judges.tasks import judge_figures_catch_up
+
+    study = make_study(rounds=(1,))
+    judge(judge_server, study, "--items", "20", "--rate", "100000")
+    run = JudgeRun.objects.get()
+    assert run.figures["figures"]["human_judgments"] == 0
+    assert judge_figures_catch_up() == []  # nothing new
+
+    fans_rate(study)
+    assert judge_figures_catch_up() == [run.pk]
+    run.refresh_from_db()
+    assert run.figures["figures"]["human_judgments"] > 0
+    assert judge_figures_catch_up() == []
