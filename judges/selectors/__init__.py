@@ -7,10 +7,12 @@ from .runs import (
     JudgeProgress,
     PlannedCall,
     metrics_of_pairs,
+    run_complete,
     run_items,
     run_missing_calls,
     run_progress,
     runs_of_study,
+    runs_overview,
 )
 
 __all__ = [
@@ -21,8 +23,10 @@ __all__ = [
     "judge_report",
     "judge_runs_of_page",
     "metrics_of_pairs",
+    "run_complete",
     "run_items",
     "run_missing_calls",
     "run_progress",
     "runs_of_study",
+    "runs_overview",
 ]

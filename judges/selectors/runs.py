@@ -104,3 +104,16 @@ def runs_of_study(study) -> list[JudgeRun]:
         .select_related("endpoint", "self_source")
         .order_by("created_at", "pk")
     )
+
+
+def runs_overview() -> list[tuple[JudgeRun, JudgeProgress]]:
+    """Every judge run, newest first, with its progress (the staff page)."""
+    runs = JudgeRun.objects.select_related("study", "endpoint").order_by("-created_at", "-pk")
+    return [(run, run_progress(run)) for run in runs]
+
+
+def run_complete(run: JudgeRun) -> bool:
+    """Whether every wanted verdict is there, by counting: each worker's call asks."""
+    pairs = Item.objects.filter(study=run.study_id, kind=ItemKind.PAIR, is_gold=False).count()
+    wanted = min(pairs, run.items_requested or pairs) * (2 if run.both_orders else 1)
+    return run.calls.filter(status=JudgeCallStatus.OK).count() >= wanted

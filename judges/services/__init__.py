@@ -6,12 +6,22 @@ Keyword-only; a refusal raises `JudgeError` and changes nothing. Callers import 
 from .calls import CallOutcome, judge_call
 from .errors import JudgeError
 from .figures import run_figures_refresh, runs_figures_catch_up, study_judges_refresh
-from .runs import run_fail, run_finish_if_complete, run_start
+from .runs import (
+    CALL_TASK,
+    RUN_ENQUEUE_TASK,
+    run_enqueue,
+    run_fail,
+    run_finish_if_complete,
+    run_start,
+)
 
 __all__ = [
+    "CALL_TASK",
+    "RUN_ENQUEUE_TASK",
     "CallOutcome",
     "JudgeError",
     "judge_call",
+    "run_enqueue",
     "run_fail",
     "run_figures_refresh",
     "run_finish_if_complete",

@@ -7,11 +7,12 @@ from django.utils import timezone
 
 from annotation.models import Item, ItemKind, Study
 from collection.models import EndpointKeyMissing, ModelEndpoint
+from common import enqueue
 from dialogues.models import Source
 
 from ..models import JudgeRun, JudgeRunStatus
 from ..prompts import PROMPT_VERSION, rubric_metrics, rubric_version, system_prompt
-from ..selectors import metrics_of_pairs, run_missing_calls
+from ..selectors import metrics_of_pairs, run_complete
 from .errors import JudgeError
 
 logger = logging.getLogger(__name__)
@@ -72,10 +73,19 @@ def run_fail(*, run: JudgeRun, error: str) -> None:
 
 
 def run_finish_if_complete(*, run: JudgeRun) -> bool:
-    if run_missing_calls(run):
+    if not run_complete(run):
         return False
     JudgeRun.objects.filter(pk=run.pk, status=JudgeRunStatus.RUNNING).update(
         status=JudgeRunStatus.FINISHED, finished_at=timezone.now()
     )
     run.refresh_from_db(fields=["status", "finished_at"])
     return run.status == JudgeRunStatus.FINISHED
+
+
+RUN_ENQUEUE_TASK = "judges.tasks.judge_run_enqueue"
+CALL_TASK = "judges.tasks.judge_call"
+
+
+def run_enqueue(*, run: JudgeRun) -> None:
+    """Hand the run's missing calls to the workers once the transaction commits."""
+    enqueue.on_commit(RUN_ENQUEUE_TASK, run.pk)
