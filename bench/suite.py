@@ -33,6 +33,7 @@ BENCHMARKS = [
     ("export", ["bench/export_speed.py", "--runs", "3"]),
     ("freshness", ["bench/results_latency.py", "--runs", "5"]),
     ("collect", ["bench/collect_throughput.py", "--runs", "3"]),
+    ("judge", ["bench/judge_throughput.py", "--runs", "3"]),
 ]
 
 

@@ -17,6 +17,7 @@ urlpatterns = [
     path("", include("annotation.urls")),
     path("staff/collection/", include("collection.urls")),
     path("staff/panels/", include("panels.staff_urls")),
+    path("staff/judges/", include("judges.urls")),
     path("staff/", include("annotation.staff_urls")),
     path("write/", include("writing.urls")),
     path("join/", include("panels.urls")),

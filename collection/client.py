@@ -106,12 +106,14 @@ def _describe(error: Exception) -> str:
     return f"{type(error).__name__}: {message}"[:2000]
 
 
-def call_once(*, endpoint, messages: list[dict]) -> Attempt:
-    """One attempt, classified. Raises only if the endpoint's key cannot be read."""
+def call_once(*, endpoint, messages: list[dict], extra: dict | None = None) -> Attempt:
+    """One attempt, classified. Raises only if the endpoint's key cannot be read.
+    `extra` adds request parameters (a judge's `response_format`)."""
     client = _client_for(endpoint)
-    parameters = {"temperature": endpoint.temperature, "max_tokens": endpoint.max_tokens}
+    parameters: dict = {"temperature": endpoint.temperature, "max_tokens": endpoint.max_tokens}
     if endpoint.top_p is not None:
         parameters["top_p"] = endpoint.top_p
+    parameters.update(extra or {})
     started = time.perf_counter()
 
     def elapsed() -> int:
@@ -175,6 +177,7 @@ def chat_complete(
     messages: list[dict],
     on_attempt: Callable[[Attempt, bool], None] | None = None,
     attempts: int | None = None,
+    extra: dict | None = None,
 ) -> Completion:
     """Call the endpoint within its limits until it answers, retrying transient errors.
     `on_attempt(attempt, will_retry)` hears about every attempt, so callers can record it.
@@ -186,7 +189,7 @@ def chat_complete(
     attempts = attempts or settings.COLLECTION_RETRY_ATTEMPTS
     for number in range(1, attempts + 1):
         with endpoint_call_permit(endpoint):
-            attempt = call_once(endpoint=endpoint, messages=messages)
+            attempt = call_once(endpoint=endpoint, messages=messages, extra=extra)
         will_retry = not attempt.ok and attempt.transient and number < attempts
         if on_attempt is not None:
             on_attempt(attempt, will_retry)

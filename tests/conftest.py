@@ -7,6 +7,7 @@ pytest_plugins = [
     "tests.fixtures.studies",
     "tests.fixtures.browser",
     "tests.fixtures.chat_server",
+    "tests.fixtures.judge_server",
     "tests.fixtures.prolific",
 ]
 

@@ -17,6 +17,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection, models, transaction
 
+from common.snapshots import snapshot_files
+
 from ..models import Judgment, Metric, Study
 from .streams import ExportError, export_write
 
@@ -154,6 +156,11 @@ def _write_files(staging: Path, study, include_excluded, bom, command) -> dict:
         files[name] = _described_file(kind, summary)
     studies = [study] if study is not None else list(Study.objects.order_by("pk"))
     files[AUDIT_FILE] = _write_audit(staging / AUDIT_FILE, studies)
+    # Other apps' files (the judges' ratings), read in the same transaction as the rest.
+    for name, writer in snapshot_files():
+        described = writer(staging / name, study)
+        if described is not None:
+            files[name] = described
     if study is not None:
         described = _write_results(staging / RESULTS_FILE, study)
         if described is not None:

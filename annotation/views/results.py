@@ -7,6 +7,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from common.roles import researcher_required, study_manager_required
+from common.sections import sections_of
 from common.typing import AuthenticatedRequest
 
 from .. import methods, selectors, services
@@ -33,8 +34,17 @@ def study_results(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         dimension=request.GET.get("dimension") or None,
     )
     template = "annotation/results.html#results" if request.htmx else "annotation/results.html"
+    # Other apps' sections (the LLM judges beside the humans) come with the whole page.
+    sections = [] if request.htmx else sections_of("results-study", request)
     return render(
-        request, template, {"study": study, "view": view, **export_context(request.user, study)}
+        request,
+        template,
+        {
+            "study": study,
+            "view": view,
+            "sections": sections,
+            **export_context(request.user, study),
+        },
     )
 
 

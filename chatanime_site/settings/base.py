@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "collection",
     "writing",
     "panels",
+    "judges",
 ]
 
 MIDDLEWARE = [
@@ -291,6 +292,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "collection.tasks.collection_runs_catch_up",
         "schedule": crontab(minute="*/5"),
     },
+    # Judge figures beside the humans go stale as human judgments arrive.
+    "judge-figures-catch-up": {
+        "task": "judges.tasks.judge_figures_catch_up",
+        "schedule": crontab(minute="*/10"),
+    },
     "writing-followups-catch-up": {
         "task": "writing.tasks.followups_catch_up",
         "schedule": crontab(minute="*/2"),
@@ -384,6 +390,9 @@ LOGGING = {
 COLLECTION_RETRY_ATTEMPTS = env.int("COLLECTION_RETRY_ATTEMPTS", default=6)
 COLLECTION_RETRY_BASE_SECONDS = env.float("COLLECTION_RETRY_BASE_SECONDS", default=1.0)
 COLLECTION_RETRY_MAX_SECONDS = env.float("COLLECTION_RETRY_MAX_SECONDS", default=60.0)
+# A judge's reply that is not a complete verdict is asked again this many times in all,
+# then recorded as a failure (transient HTTP errors are retried by the collection client).
+JUDGE_REPLY_ATTEMPTS = env.int("JUDGE_REPLY_ATTEMPTS", default=3)
 
 # Prolific's webhook secret and API (panels app), read from the environment like the rest.
 from .prolific import *  # noqa: E402, F403

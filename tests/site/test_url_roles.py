@@ -124,6 +124,8 @@ ROLE_OF = {
     "staff-panel-check-void": MANAGER,
     # Admins: model endpoints with their keys' names.
     "collection-runs": ADMIN,
+    # A judge run spends money on someone's API key, as a collection run does.
+    "judge-runs": ADMIN,
     "collection-run": ADMIN,
     "collection-run-control": ADMIN,
     "collection-answer-review": ADMIN,

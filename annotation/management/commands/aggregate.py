@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation import methods as methods_module
 from annotation import services
 from annotation.models import Study
+from common.recomputes import study_parts_recompute
 
 
 class Command(BaseCommand):
@@ -35,8 +36,11 @@ class Command(BaseCommand):
             raise CommandError("--json and --methods print one study: choose it with --study")
         for target in studies:
             results = services.study_recompute(study=target)
+            # Other apps' figures about the study (the LLM judges'), recomputed with it and
+            # printed beside the results; the stored results document stays the humans'.
+            parts = study_parts_recompute(target)
             if json:
-                self.stdout.write(_dumps(results.payload))
+                self.stdout.write(_dumps({**results.payload, **parts}))
             elif methods:
                 self.stdout.write(
                     methods_module.methods_text(

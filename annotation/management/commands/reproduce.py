@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.reproduce import TOLERANCE, SnapshotError, read_snapshot, reproduce, verify_files
+from common.snapshots import snapshot_checks
 
 # How many differing figures are named per family; the rest are counted.
 SHOWN = 10
@@ -24,6 +25,10 @@ class Command(BaseCommand):
             manifest, _results, _rows = read_snapshot(snapshot)
             changed_files = verify_files(snapshot, manifest)
             _rebuilt, differences = reproduce(snapshot)
+            # Other apps' figures in the snapshot (the LLM judges'), rebuilt the same way.
+            for name, check in snapshot_checks():
+                if name in manifest.get("files", {}):
+                    differences.update(check(snapshot))
         except SnapshotError as error:
             raise CommandError(str(error)) from error
         for problem in changed_files:

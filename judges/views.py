@@ -1,0 +1,59 @@
+"""The judges' staff page: the judge runs of every study and a form to start one, run by
+the workers. Admins only: a run spends money on someone's API key. Progress and figures
+are on the study's staff and results pages."""
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from annotation.models import Study
+from collection.models import ModelEndpoint
+from common.forms import REFUSED, attempt
+from common.roles import admin_required
+from common.typing import AuthenticatedRequest
+from dialogues.models import Source
+
+from . import selectors, services
+from .forms import JudgeRunStartForm
+from .models import JudgeRun
+
+
+def _page_context(posted: QueryDict | None = None, error: str | None = None) -> dict[str, Any]:
+    return {
+        "runs": selectors.runs_overview(),
+        "studies": Study.objects.order_by("name"),
+        "endpoints": ModelEndpoint.objects.order_by("name"),
+        "sources": Source.objects.order_by("slug"),
+        "form": posted or {"language": "zh"},
+        "form_error": error,
+    }
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def judge_runs(request: AuthenticatedRequest) -> HttpResponse:
+    if request.method == "GET":
+        return render(request, "judges/runs.html", _page_context())
+
+    def start(data: dict[str, Any]) -> JudgeRun:
+        return services.run_start(
+            study=data["study"],
+            endpoint=data["endpoint"],
+            language=data["language"],
+            both_orders=data["both_orders"],
+            items=data["items"],
+            self_source=data["self_source"],
+        )
+
+    error, run = attempt(JudgeRunStartForm(request.POST), start)
+    if error is not None:
+        return render(
+            request, "judges/runs.html", _page_context(request.POST, error), status=REFUSED
+        )
+    services.run_enqueue(run=run)
+    messages.success(request, _("The judge run has started."))
+    return redirect("staff-study", slug=run.study.slug)

@@ -1,0 +1,158 @@
+"""The results page shows each judge beside the humans (researchers); the study's staff
+page shows how far each judge run has got (study managers)."""
+
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from django.utils.formats import number_format
+from django.utils.html import escape
+
+from annotation.models import StudyResults
+from judges.models import JudgeCall, JudgeRun
+from tests.builders import make_study
+
+from .conftest import judge
+from .fans import fans_rate
+
+pytestmark = pytest.mark.django_db(transaction=True, reset_sequences=True)
+
+
+def test_the_results_page_shows_the_judge_beside_the_humans(
+    demo_dataset, researcher, judge_key, judge_server, client
+):
+    study = make_study(rounds=(1,))
+    fans_rate(study)
+    judge(judge_server, study, "--both-orders", "--rate", "100000", "--items", "30")
+    run = JudgeRun.objects.get()
+    figures = run.figures["figures"]
+    client.force_login(researcher)
+
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+
+    assert 'data-testid="judges-section"' in page and run.label in page
+    left = figures["biases"]["position"]["judge"]
+    shown = [number_format(left[key], 2) for key in ("rate", "ci_low", "ci_high")]
+    assert "<td>Left answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
+    humans_alpha = figures["agreement"]["fluency"]["alpha"]["humans"]["alpha"]
+    assert f"<td>Fluency</td><td>{number_format(humans_alpha, 2)} [" in page
+    style = figures["style"]["rows"][0]
+    assert 'data-testid="judge-style"' in page
+    assert (
+        f"<td>{style['source']}</td><td>Fluency</td><td>{number_format(style['humans']['difference'], 2)} ["
+        in page
+    )
+    # An htmx refresh of the figures above does not carry the section.
+    fragment = client.get(reverse("results-study", args=[study.slug]), HTTP_HX_REQUEST="true")
+    assert "judges-section" not in fragment.content.decode()
+
+
+def test_without_human_judgments_the_page_says_not_enough_data(
+    demo_dataset, researcher, judge_key, judge_server, client, settings
+):
+    study = make_study(rounds=(1,))
+    judge(judge_server, study, "--items", "12", "--rate", "100000")
+    client.force_login(researcher)
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+    assert 'data-testid="judges-section"' in page and "not enough data" in page
+    settings.LANGUAGE_CODE = "zh-hans"
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+    assert "LLM 评审与人类评分者对照" in page and "偏好左侧回答" in page
+
+
+def test_the_staff_page_shows_each_run_with_its_failures(
+    demo_dataset, manager, judge_key, judge_server, client
+):
+    study = make_study(rounds=(1,))
+    judge_server.script(*["garbage"] * 6)
+    with pytest.raises(Exception, match="still missing"):
+        judge(judge_server, study, "--items", "1", "--rate", "100000")
+    client.force_login(manager)
+    page = client.get(reverse("staff-study", args=[study.slug])).content.decode()
+    assert 'data-testid="judges-staff-section"' in page
+    assert "judge-7b" in page and "0 / 1" in page and "no JSON object" in page
+
+
+def test_aggregate_json_the_judge_report_and_the_page_agree(
+    demo_dataset, researcher, judge_key, judge_server, client
+):
+    study = make_study(rounds=(1,))
+    fans_rate(study)
+    judge(judge_server, study, "--both-orders", "--rate", "100000", "--items", "24")
+    out = io.StringIO()
+    call_command("aggregate", "--study", study.slug, "--json", stdout=out)
+    printed = json.loads(out.getvalue())
+    assert "leaderboard" in printed  # the humans' results document, as before
+    (judges,) = printed["judges"]
+    run = JudgeRun.objects.get()
+    assert judges["figures"] == run.figures["figures"]
+    out = io.StringIO()
+    call_command("judge_report", "--study", study.slug, "--json", stdout=out)
+    assert json.loads(out.getvalue())["judges"][0]["figures"] == judges["figures"]
+    client.force_login(researcher)
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+    longer = judges["figures"]["biases"]["length"]["judge_longer_preferred"]
+    shown = [number_format(longer[key], 2) for key in ("rate", "ci_low", "ci_high")]
+    assert "<td>Longer answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
+    # The stored results document stays the humans' alone.
+    assert "judges" not in StudyResults.objects.get(study=study).payload
+
+
+def test_the_admin_shows_judge_runs_and_calls_to_read_only(
+    demo_dataset, judge_key, judge_server, admin_client
+):
+    study = make_study(rounds=(1,))
+    judge(judge_server, study, "--items", "2", "--rate", "100000")
+    call = JudgeCall.objects.first()
+    assert admin_client.get(reverse("admin:judges_judgerun_changelist")).status_code == 200
+    page = admin_client.get(reverse("admin:judges_judgecall_change", args=[call.pk]))
+    assert page.status_code == 200 and escape(call.raw_reply[:20]) in page.content.decode()
+    assert admin_client.get(reverse("admin:judges_judgecall_add")).status_code == 403
+    response = admin_client.post(
+        reverse("admin:judges_judgecall_change", args=[call.pk]), {"status": "failed"}
+    )
+    assert response.status_code == 403
+    call.refresh_from_db()
+    assert call.status == "ok"
+
+
+def test_the_methods_paragraph_states_the_run_in_both_languages(
+    demo_dataset, researcher, judge_key, judge_server, client, settings
+):
+    study = make_study(rounds=(1,))
+    fans_rate(study)
+    judge(judge_server, study, "--items", "10", "--both-orders", "--rate", "100000")
+    human_judgments = JudgeRun.objects.get().figures["figures"]["human_judgments"]
+    for language, words in (
+        ("en", ["judge-7b (temperature 0)", "20 verdicts", "each pair twice"]),
+        ("zh", ["judge-7b（温度 0）", "共 20 次有效评判", "左右互换"]),
+    ):
+        out = io.StringIO()
+        call_command("judge_report", "--study", study.slug, "--methods", language, stdout=out)
+        for word in [*words, f"{human_judgments} "]:
+            assert word in out.getvalue(), (language, word)
+    client.force_login(researcher)
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+    assert 'data-testid="judge-methods">judge-7b (temperature 0)' in page
+    with pytest.raises(CommandError):
+        call_command("judge_report", "--study", study.slug, "--methods", "fr")
+
+
+def test_the_beat_recomputes_the_figures_of_runs_whose_study_has_new_judgments(
+    demo_dataset, judge_key, judge_server
+):
+    from judges.tasks import judge_figures_catch_up
+
+    study = make_study(rounds=(1,))
+    judge(judge_server, study, "--items", "20", "--rate", "100000")
+    run = JudgeRun.objects.get()
+    assert run.figures["figures"]["human_judgments"] == 0
+    assert judge_figures_catch_up() == []  # nothing new
+
+    fans_rate(study)
+    assert judge_figures_catch_up() == [run.pk]
+    run.refresh_from_db()
+    assert run.figures["figures"]["human_judgments"] > 0
+    assert judge_figures_catch_up() == []
