@@ -29,6 +29,8 @@ def _page_context(posted: QueryDict | None = None, error: str | None = None) -> 
         "endpoints": ModelEndpoint.objects.order_by("name"),
         "sources": Source.objects.order_by("slug"),
         "form": posted or {"language": "zh"},
+        # Apart: in a template, `form.items` of a plain dict is the dict's own method.
+        "items_value": posted.get("items", "") if posted else "",
         "form_error": error,
     }
 

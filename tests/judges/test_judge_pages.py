@@ -60,6 +60,8 @@ def test_without_human_judgments_the_page_says_not_enough_data(
     settings.LANGUAGE_CODE = "zh-hans"
     page = client.get(reverse("results-study", args=[study.slug])).content.decode()
     assert "LLM 评审与人类评分者对照" in page and "偏好左侧回答" in page
+    # The line under the heading too (its "95 %" once kept it from being translated).
+    assert "评审的评分从不计入上面的人类评判" in page and "Judge ratings are never" not in page
 
 
 def test_the_staff_page_shows_each_run_with_its_failures(

@@ -56,6 +56,13 @@ def test_only_admins_reach_the_judges_page(client, world, visitor):
     assert not JudgeRun.objects.exists() and world["server"].requests == []
 
 
+def test_the_start_form_comes_empty_where_nothing_was_chosen(client, world):
+    client.force_login(world["admin"])
+    page = client.get(reverse("judge-runs")).content.decode()
+    assert '<input id="items" name="items" inputmode="numeric" value="">' in page
+    assert "dict_items" not in page
+
+
 def test_an_admin_starts_a_judge_run_and_the_workers_judge_every_pair(client, world):
     client.force_login(world["admin"])
 
