@@ -33,6 +33,7 @@ def test_the_results_page_shows_the_judge_beside_the_humans(
     page = client.get(reverse("results-study", args=[study.slug])).content.decode()
 
     assert 'data-testid="judges-section"' in page and run.label in page
+    assert 'data-testid="judge-no-humans"' not in page
     left = figures["biases"]["position"]["judge"]
     shown = [number_format(left[key], 2) for key in ("rate", "ci_low", "ci_high")]
     assert "<td>Left answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
@@ -57,6 +58,7 @@ def test_without_human_judgments_the_page_says_not_enough_data(
     client.force_login(researcher)
     page = client.get(reverse("results-study", args=[study.slug])).content.decode()
     assert 'data-testid="judges-section"' in page and "not enough data" in page
+    assert 'data-testid="judge-no-humans"' in page  # and why
     settings.LANGUAGE_CODE = "zh-hans"
     page = client.get(reverse("results-study", args=[study.slug])).content.decode()
     assert "LLM 评审与人类评分者对照" in page and "偏好左侧回答" in page
