@@ -13,7 +13,7 @@ from .agreement import (
 )
 from .arrays import VALUES, cells_of, clean, index_of, subset
 from .clustered import alpha_two_way, icc_two_way
-from .intervals import enough_information, two_way_cluster_means
+from .intervals import enough_for_interval, enough_information, two_way_cluster_means
 from .rules import Rules
 
 
@@ -90,6 +90,9 @@ def agreement(tables, unit_scope, metric_by_id, rules, annotators: int, units=No
                     VALUES,
                     "ordinal",
                     confidence=rules.confidence,
+                )
+                row["enough_data"] = bool(
+                    enough_for_interval(enough, estimate.ci_low, estimate.ci_high)
                 )
                 row["ci_low"] = clean(estimate.ci_low)
                 row["ci_high"] = clean(estimate.ci_high)
@@ -185,11 +188,15 @@ def estimate_table(estimates, rules: Rules) -> list[dict]:
     from plain lists: one group at a time through numpy's scalars, the results' thousands
     of figures took about a sixth of a recompute."""
     enough = np.broadcast_to(
-        enough_information(
-            estimates.n,
-            estimates.annotators,
-            min_judgments=rules.min_judgments,
-            min_annotators=rules.min_annotators,
+        enough_for_interval(
+            enough_information(
+                estimates.n,
+                estimates.annotators,
+                min_judgments=rules.min_judgments,
+                min_annotators=rules.min_annotators,
+            ),
+            estimates.ci_low,
+            estimates.ci_high,
         ),
         np.shape(estimates.n),
     ).tolist()

@@ -8,14 +8,21 @@ import numpy as np
 
 from .arrays import clean, distinct_per_group, index_of
 from .estimates import bradley_terry_estimates
-from .intervals import clustered_proportions, enough_information
+from .intervals import clustered_proportions, enough_for_interval, enough_information
 from .rules import Rules
 
 
 def proportion(successes, n, deff, low, high, annotators, rules: Rules) -> dict:
     enough = bool(
-        enough_information(
-            n, annotators, min_judgments=rules.min_judgments, min_annotators=rules.min_annotators
+        enough_for_interval(
+            enough_information(
+                n,
+                annotators,
+                min_judgments=rules.min_judgments,
+                min_annotators=rules.min_annotators,
+            ),
+            low,
+            high,
         )
     )
     return {
@@ -194,6 +201,8 @@ def strengths_of(comparisons, sources, rules: Rules) -> dict:
     for i, source_id in enumerate(ids.tolist()):
         status = strengths.status[i]
         shown = status != "separated"
+        if status == "ok":
+            enough[i] = enough_for_interval(enough[i], strengths.ci_low[i], strengths.ci_high[i])
         interval = shown and bool(enough[i])
         out[sources[source_id].slug] = {
             "log_strength": clean(strengths.log_strength[i]) if shown else None,

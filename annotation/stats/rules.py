@@ -34,9 +34,10 @@ class Rules:
 # Bradley-Terry under the minimum-information rule and left out where it restates win
 # rates, the multiplicity note; 5: alpha's jackknife terms weighted as CR2 and its interval
 # the generalized (fiducial) interval of the two-way combination, each term on its
-# effective number of clusters minus one degrees of freedom).
+# effective number of clusters minus one degrees of freedom; 6: no interval, and not
+# enough data, where the effective number of annotators or cells is below two).
 # tests/annotation/test_methods_version.py ties it to the code.
-METHODS_VERSION = "chatanime-methods/5"
+METHODS_VERSION = "chatanime-methods/6"
 
 # Named in the results document so that a reader knows what each interval is.
 _MEANS = (

@@ -7,7 +7,7 @@ clustered by cell (character x scenario) alone; the humans' by cell and annotato
 import numpy as np
 
 from annotation.stats.arrays import clean, cluster_resampling, index_of
-from annotation.stats.intervals import clustered_proportions, t_quantile
+from annotation.stats.intervals import clustered_proportions, enough_for_interval, t_quantile
 from annotation.stats.rules import Rules
 
 NOT_ENOUGH = "not enough data"
@@ -40,7 +40,7 @@ def share(outcome, cell, rater, rules: Rules, *, judge: bool) -> dict:
         1,
         confidence=rules.confidence,
     )[0]
-    ok = enough(n, raters, rules, judge=judge)
+    ok = bool(enough_for_interval(enough(n, raters, rules, judge=judge), low, high))
     return {
         "n": n,
         "count": int(successes),
@@ -92,7 +92,7 @@ def clustered_mean(values, cell, rater, rules: Rules, *, judge: bool) -> dict:
     mean = float(values.mean())
     variance, df = _robust_variance((values - mean) / n, cell, rater, judge=judge)
     low, high = _interval(mean, variance, df, rules)
-    ok = enough(n, len(np.unique(rater)), rules, judge=judge)
+    ok = bool(enough_for_interval(enough(n, len(np.unique(rater)), rules, judge=judge), low, high))
     return {
         "n": n,
         "mean": clean(mean),
@@ -115,7 +115,7 @@ def clustered_slope(x, y, cell, rater, rules: Rules, *, judge: bool) -> dict:
     residual = y - y.mean() - slope * centred
     variance, df = _robust_variance(centred * residual / sxx, cell, rater, judge=judge)
     low, high = _interval(slope, variance, df, rules)
-    ok = enough(n, len(np.unique(rater)), rules, judge=judge)
+    ok = bool(enough_for_interval(enough(n, len(np.unique(rater)), rules, judge=judge), low, high))
     return {
         "n": n,
         "slope": clean(slope),

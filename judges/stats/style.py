@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from annotation.stats.arrays import clean
+from annotation.stats.intervals import enough_for_interval
 from annotation.stats.rules import Rules
 
 from .inputs import JudgeInputs, Scores
@@ -77,7 +78,9 @@ def adjusted_difference(rows, rules: Rules, *, judge: bool) -> dict:
     influence = (design @ inverse)[:, 0] * residual
     variance, df = _robust_variance(influence, cell, rater, judge=judge)
     low, high = _interval(float(coefficients[0]), variance, df, rules)
-    ok = enough(len(rows), len(np.unique(rater)), rules, judge=judge)
+    ok = enough_for_interval(
+        enough(len(rows), len(np.unique(rater)), rules, judge=judge), low, high
+    )
     return {
         **_renamed(unadjusted),
         "adjusted": clean(float(coefficients[0])),

@@ -21,7 +21,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def simulated(demo_dataset, settings, luffy):
     settings.CHATANIME_BOOTSTRAP_DRAWS = 50
-    # A small study: each compared source has 3-4 annotators and 16 judgments.
+    # A small study: each compared source has 16 judgments from 6-8 of the 10 annotators
+    # (with 6 annotators one of them sometimes did half of a source's work, too little
+    # for an interval: `enough_for_interval`).
     settings.CHATANIME_MIN_ANNOTATORS = 3
     settings.CHATANIME_MIN_JUDGMENTS = 5
     study = make_study(
@@ -29,7 +31,7 @@ def simulated(demo_dataset, settings, luffy):
     )
     Study.objects.filter(pk=study.pk).update(gold_rate=0)
     study.refresh_from_db()
-    made, truth = simulate_study(study=study, annotators=6, seed=3)
+    made, truth = simulate_study(study=study, annotators=10, seed=3)
     return study, made, truth
 
 

@@ -18,16 +18,19 @@ from annotation.stats.estimates import (
     cluster_bootstrap_means,
     separated_sources,
 )
+from annotation.stats.figures import estimate_table
 from annotation.stats.intervals import (
     Z95,
     _erf,
     clustered_proportions,
+    enough_for_interval,
     enough_information,
     fiducial_half_width,
     t_quantile,
     two_way_cluster_means,
     wilson_effective,
 )
+from annotation.stats.rules import Rules
 
 # Student t 97.5 % quantiles (from tables).
 T_TABLE = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 10: 2.2281, 30: 2.0423}
@@ -360,3 +363,34 @@ def test_the_fiducial_interval_needs_a_degree_of_freedom_per_term_and_some_varia
     assert np.isnan(fiducial_half_width([1.0, 1.0], [5.0, 0.5], [1, 1]))
     assert np.isnan(fiducial_half_width([1.0], [np.nan], [1]))
     assert np.isnan(fiducial_half_width([0.0, 1.0], [5.0, 5.0], [1, -1]))
+
+
+# Six annotators, one of whom did half of the judgments (from a simulated study): too
+# little independent information for any interval.
+CONCENTRATED_VALUES = [5.0, 3, 4, 4, 5, 4, 4, 4, 5, 4, 4, 4, 4, 5]
+CONCENTRATED_CELLS = [0, 0, 1, 1, 2, 2, 3, 3, 4, 5, 5, 6, 6, 7]
+CONCENTRATED_ANNOTATORS = [4, 2, 2, 3, 4, 0, 4, 0, 4, 0, 1, 5, 4, 4]
+
+
+def test_work_concentrated_in_one_annotator_is_not_enough_data():
+    n = len(CONCENTRATED_VALUES)
+    estimates = two_way_cluster_means(
+        CONCENTRATED_VALUES, np.zeros(n, int), CONCENTRATED_CELLS, CONCENTRATED_ANNOTATORS, 1
+    )
+    rules = Rules(draws=0, seed=0, min_judgments=5, min_annotators=3)
+
+    (row,) = estimate_table(estimates, rules)
+
+    assert estimates.annotators[0] == 6 and estimates.effective_annotators[0] < 2
+    assert row["enough_data"] is False
+    assert row["ci_low"] is None and row["ci_high"] is None
+    assert row["mean"] == pytest.approx(np.mean(CONCENTRATED_VALUES))
+    assert row["annotators"] == 6 and row["n"] == n
+
+
+def test_enough_data_always_comes_with_both_bounds():
+    enough = np.array([True, True, True, False])
+    low = np.array([1.0, np.nan, 1.0, 1.0])
+    high = np.array([2.0, 2.0, np.inf, 2.0])
+
+    assert enough_for_interval(enough, low, high).tolist() == [True, False, False, False]
