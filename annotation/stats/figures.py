@@ -13,7 +13,8 @@ from .agreement import (
 )
 from .arrays import VALUES, cells_of, clean, index_of, subset
 from .clustered import alpha_two_way, icc_two_way
-from .intervals import enough_for_interval, enough_information, two_way_cluster_means
+from .intervals import two_way_cluster_means
+from .minimum import enough_for_interval, enough_information
 from .rules import Rules
 
 

@@ -23,8 +23,8 @@ Where a variance combines terms that nearly cancel, as alpha's annotator and cel
 annotator terms do (`clustered`), it is far less precise than any one count of clusters
 says; `fiducial_half_width` gives its generalized (fiducial) interval (one term: t).
 
-A minimum-information rule keeps intervals that would mean nothing off the page: below
-`min_judgments` judgments or `min_annotators` annotators an estimate has no interval.
+A minimum-information rule (`minimum`) keeps intervals that would mean nothing off the
+page.
 """
 
 from dataclasses import dataclass
@@ -391,19 +391,3 @@ def clustered_proportions(
         low, high = wilson_effective(successes, n, deff, t)
         out.append((round(successes), n, deff, low, high))
     return out
-
-
-def enough_information(
-    n, annotators, *, min_judgments: int, min_annotators: int
-) -> np.ndarray | bool:
-    """Whether an estimate rests on enough judgments and annotators for an interval."""
-    return (np.asarray(n) >= min_judgments) & (np.asarray(annotators) >= min_annotators)
-
-
-def enough_for_interval(enough, low, high) -> np.ndarray:
-    """The minimum-information rule (`enough`), and an interval to show. Enough
-    annotators can still leave too little: when one of them did most of a figure's work,
-    fewer than two annotators' (or cells') worth of independent information remains, the
-    t has under one degree of freedom and no interval exists. Such a figure has not
-    enough data, however many took part: `enough_data` true always comes with bounds."""
-    return np.asarray(enough) & np.isfinite(low) & np.isfinite(high)

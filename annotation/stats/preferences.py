@@ -8,7 +8,8 @@ import numpy as np
 
 from .arrays import clean, distinct_per_group, index_of
 from .estimates import bradley_terry_estimates
-from .intervals import clustered_proportions, enough_for_interval, enough_information
+from .intervals import clustered_proportions
+from .minimum import enough_for_interval, enough_information
 from .rules import Rules
 
 

@@ -7,7 +7,8 @@ clustered by cell (character x scenario) alone; the humans' by cell and annotato
 import numpy as np
 
 from annotation.stats.arrays import clean, cluster_resampling, index_of
-from annotation.stats.intervals import clustered_proportions, enough_for_interval, t_quantile
+from annotation.stats.intervals import clustered_proportions, t_quantile
+from annotation.stats.minimum import enough_for_interval
 from annotation.stats.rules import Rules
 
 NOT_ENOUGH = "not enough data"

@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from annotation.stats.arrays import clean
-from annotation.stats.intervals import enough_for_interval
+from annotation.stats.minimum import enough_for_interval
 from annotation.stats.rules import Rules
 
 from .inputs import JudgeInputs, Scores

@@ -23,13 +23,12 @@ from annotation.stats.intervals import (
     Z95,
     _erf,
     clustered_proportions,
-    enough_for_interval,
-    enough_information,
     fiducial_half_width,
     t_quantile,
     two_way_cluster_means,
     wilson_effective,
 )
+from annotation.stats.minimum import enough_for_interval, enough_information
 from annotation.stats.rules import Rules
 
 # Student t 97.5 % quantiles (from tables).
