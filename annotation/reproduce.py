@@ -1,7 +1,8 @@
 """Rebuild a study's results from an export snapshot alone, and compare.
 
 Reads the snapshot's `ratings.jsonl` (every rating with its judgment's `counted`,
-ids and positions), `manifest.json` (metrics, reference source) and `results.json`
+ids and positions), `answers.jsonl` (each answer's length and emoji/kaomoji, for the
+style-adjusted differences), `manifest.json` (metrics, reference source) and `results.json`
 (what the platform published); never the database. The counted ratings become the
 same inputs the workers build from the database, and the same pure statistics turn
 them into figures. The report gives, per figure family, the largest difference between
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .exports.snapshot import MANIFEST, RESULTS_FILE
+from .exports.snapshot import ANSWERS_FILE, MANIFEST, RESULTS_FILE
 from .stats.arrays import COLUMNS
 
 RATINGS_FILE = "ratings.jsonl"
@@ -120,6 +121,23 @@ def read_snapshot(directory) -> tuple[dict, dict, list[dict]]:
     except FileNotFoundError as error:
         raise SnapshotError(f"{RATINGS_FILE} is missing from {directory}") from error
     return manifest, results, rows
+
+
+def read_answer_styles(directory) -> dict[int, tuple[int, int]]:
+    """Answer id -> (length, emoji and kaomoji) from the snapshot's answers file; empty
+    for a snapshot taken before it had one (its style figures then cannot be rebuilt)."""
+    path = Path(directory) / ANSWERS_FILE
+    if not path.exists():
+        return {}
+    styles = {}
+    with open(path, encoding="utf-8") as stream:
+        for number, line in enumerate(stream, start=1):
+            try:
+                row = json.loads(line)
+                styles[int(row["answer"])] = (int(row["length"]), int(row["decorations"]))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+                raise SnapshotError(f"{ANSWERS_FILE} line {number}: {error}") from error
+    return styles
 
 
 def _integer(value) -> int:
@@ -255,6 +273,7 @@ def reproduce(directory) -> tuple[dict, dict[str, FamilyDifference]]:
         confidence=statistics["confidence"],
     )
     inputs, names = inputs_from_rows(manifest, rows)
+    inputs.answer_styles = read_answer_styles(directory)
     rebuilt = study_figures(inputs, rules)
     rebuilt["annotators"] = annotator_figures(rows, inputs, names)
     include_excluded = manifest.get("options", {}).get("include_excluded", False)

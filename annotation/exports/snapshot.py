@@ -30,6 +30,9 @@ SNAPSHOT_FILES = {
 # Every staff decision that shaped the data (screening, suspensions, exclusions, study
 # changes), one JSON object per line, oldest first.
 AUDIT_FILE = "audit.jsonl"
+# The style of every answer in the pairs (length in characters, emoji and kaomoji), one
+# JSON object per line, by answer id: what the style-adjusted differences are fitted on.
+ANSWERS_FILE = "answers.jsonl"
 # The study's results document as computed when the snapshot was taken, so that
 # `reproduce` can rebuild every figure from the rating files and compare.
 RESULTS_FILE = "results.json"
@@ -156,6 +159,7 @@ def _write_files(staging: Path, study, include_excluded, bom, command) -> dict:
         files[name] = _described_file(kind, summary)
     studies = [study] if study is not None else list(Study.objects.order_by("pk"))
     files[AUDIT_FILE] = _write_audit(staging / AUDIT_FILE, studies)
+    files[ANSWERS_FILE] = _write_answers(staging / ANSWERS_FILE, studies)
     # Other apps' files (the judges' ratings), read in the same transaction as the rest.
     for name, writer in snapshot_files():
         described = writer(staging / name, study)
@@ -277,3 +281,22 @@ def _write_audit(path: Path, studies) -> dict:
                 rows += 1
                 size += len(line)
     return {"kind": "audit", "rows": rows, "bytes": size, "sha256": digest.hexdigest()}
+
+
+def _write_answers(path: Path, studies) -> dict:
+    from ..results.loading import load_answer_styles
+
+    styles: dict[int, tuple[int, int]] = {}
+    for study in studies:
+        styles.update(load_answer_styles(study))
+    digest, size = hashlib.sha256(), 0
+    with open(path, "wb") as stream:
+        for answer in sorted(styles):
+            length, decorated = styles[answer]
+            line = (
+                json.dumps({"answer": answer, "length": length, "decorations": decorated}) + "\n"
+            ).encode()
+            stream.write(line)
+            digest.update(line)
+            size += len(line)
+    return {"kind": "answers", "rows": len(styles), "bytes": size, "sha256": digest.hexdigest()}

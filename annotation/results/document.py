@@ -13,7 +13,7 @@ from ..stats.annotators import deviations_of
 from ..stats.rules import Rules
 from ..stats.study import MetricInfo, SourceInfo, StudyInputs, study_figures
 from .annotators import study_annotator_figures
-from .loading import load_preference_rows, load_ratings
+from .loading import load_answer_styles, load_preference_rows, load_ratings
 from .schema import SCHEMA_VERSION, ResultsDocument
 
 # The dimensions a leaderboard averages over: `overall` holds diversity alone.
@@ -44,6 +44,7 @@ def study_inputs(study: Study, data=None) -> StudyInputs:
         preference_rows=load_preference_rows(study, data),
         judgments=Judgment.objects.filter(item__study=study).counted().count(),
         dimensions=LEADERBOARD_DIMENSIONS,
+        answer_styles=load_answer_styles(study),
     )
 
 

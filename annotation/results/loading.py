@@ -5,8 +5,9 @@ import numpy as np
 from django.db import connection
 
 from .. import sql
-from ..models import COUNTED_JUDGMENT_SQL, Study
+from ..models import COUNTED_JUDGMENT_SQL, ItemAnswer, ItemKind, Study
 from ..stats.arrays import COLUMNS
+from ..stats.style import answer_style
 
 RATINGS_SQL = """
 SELECT r.value, r.metric_id, j.id, j.annotator_id, i.id, i.character_id,
@@ -19,6 +20,14 @@ JOIN annotation_item i ON i.id = j.item_id
 LEFT JOIN dialogues_answer a ON a.id = r.answer_id
 WHERE i.study_id = {study} AND {counted}
 """
+
+
+def load_answer_styles(study: Study) -> dict[int, tuple[int, int]]:
+    """Answer id -> (length, emoji and kaomoji) of every answer in the study's pairs."""
+    texts = ItemAnswer.objects.filter(item__study=study, item__kind=ItemKind.PAIR).values_list(
+        "answer_id", "answer__text"
+    )
+    return {answer: answer_style(text) for answer, text in texts.distinct()}
 
 
 def load_ratings(study: Study) -> dict[str, np.ndarray]:

@@ -13,13 +13,16 @@ Version history:
   each strength carries its comparisons, annotators and `enough_data` (the minimum
   information rule); agreement rows carry an interval for ICC (`icc_ci_low`,
   `icc_ci_high`). Version 1 documents are read with an empty note.
+- 3: `style_adjusted_differences`: the paired differences adjusted for the answers'
+  length and emoji/kaomoji (`annotation.stats.style`). Older documents are read with it
+  empty.
 
 Pure: no Django, so that `annotation.stats` could produce it and anything can read it.
 """
 
 from typing import Any, NotRequired, TypedDict
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class ResultsSchemaError(ValueError):
@@ -120,6 +123,21 @@ class SourceDescription(TypedDict):
     kind: str
 
 
+class StyleAdjusted(TypedDict):
+    """A paired difference at equal length and decoration (the intercept of the
+    differences on the style differences), with the slopes it was adjusted by."""
+
+    adjusted: float | None
+    ci_low: float | None
+    ci_high: float | None
+    per_100_characters: float | None
+    per_decoration: float | None
+    mean_length_difference: float | None  # characters, compared - reference
+    n: int
+    annotators: int
+    enough_data: bool
+
+
 # Keyed by source slug, then metric slug or `dimension:<dimension>`.
 Leaderboard = dict[str, dict[str, Estimate]]
 Agreement = dict[str, AgreementFigures]  # by metric slug
@@ -140,6 +158,7 @@ class ResultsDocument(TypedDict):
     leaderboard_by_character: dict[str, Leaderboard]
     diversity: dict[str, Estimate]
     paired_differences: Leaderboard
+    style_adjusted_differences: dict[str, dict[str, StyleAdjusted]]  # from version 3
     preferences: dict[str, PreferenceFigures]
     bradley_terry: dict[str, StrengthFigures]
     bradley_terry_note: str  # why `bradley_terry` is empty, "" when it is not

@@ -42,6 +42,8 @@ class ResultsView:
     rows: list = field(default_factory=list)  # (source, display_name, kind, [Cell per column])
     agreement: list = field(default_factory=list)  # (label, figures)
     paired: list = field(default_factory=list)  # (source, [Cell per metric])
+    # (source, mean length difference in characters, [figures or None per metric])
+    style_adjusted: list = field(default_factory=list)
     preferences: list = field(default_factory=list)
     strengths: list = field(default_factory=list)
     strengths_note: str = ""  # why there are no strengths (`bradley_terry_note`)
@@ -125,6 +127,11 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
     for slug, per_metric in document["paired_differences"].items():
         view.paired.append(
             (slug, [Cell(**per_metric.get(m.slug, {"mean": None})) for m in metrics])
+        )
+    for slug, per_metric in document["style_adjusted_differences"].items():
+        lengths = [f["mean_length_difference"] for f in per_metric.values()]
+        view.style_adjusted.append(
+            (slug, lengths[0] if lengths else None, [per_metric.get(m.slug) for m in metrics])
         )
     for slug, figures in sorted(
         document["preferences"].items(), key=lambda kv: -(kv[1]["win_rate"] or 0)

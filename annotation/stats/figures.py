@@ -245,23 +245,32 @@ def diversity(data, sources, rules: Rules) -> dict:
     return {sources[source_id].slug: table[i] for i, source_id in enumerate(source_ids.tolist())}
 
 
-def paired_differences(reference, data, metric_by_id, sources, rules: Rules) -> dict:
-    """Within one judgment: compared answer minus reference answer, per metric."""
+def with_reference(reference, data) -> tuple[dict, np.ndarray, np.ndarray] | None:
+    """The pair ratings, and each compared rating matched with the reference rating of
+    the same judgment and metric: (pair ratings, compared rows, their reference rows);
+    None without both kinds of ratings."""
     d = subset(data, data["is_pair"] == 1)
     is_reference = d["source"] == reference
     if not is_reference.any() or is_reference.all():
-        return {}
-    # Match each compared rating with the reference rating of the same judgment and metric.
+        return None
     key = d["judgment"] * 100_000 + d["metric"]
-    reference_keys, reference_values = key[is_reference], d["value"][is_reference]
-    order = np.argsort(reference_keys)
-    reference_keys, reference_values = reference_keys[order], reference_values[order]
+    reference_rows = np.flatnonzero(is_reference)
+    reference_rows = reference_rows[np.argsort(key[reference_rows])]
+    reference_keys = key[reference_rows]
     compared = np.flatnonzero(~is_reference)
     found = np.searchsorted(reference_keys, key[compared])
     found = np.minimum(found, len(reference_keys) - 1)
     matched = reference_keys[found] == key[compared]
-    compared, found = compared[matched], found[matched]
-    differences = (d["value"][compared] - reference_values[found]).astype(float)
+    return d, compared[matched], reference_rows[found[matched]]
+
+
+def paired_differences(reference, data, metric_by_id, sources, rules: Rules) -> dict:
+    """Within one judgment: compared answer minus reference answer, per metric."""
+    paired = with_reference(reference, data)
+    if paired is None:
+        return {}
+    d, compared, against = paired
+    differences = (d["value"][compared] - d["value"][against]).astype(float)
 
     metric_ids = list(metric_by_id)
     slot_of = np.full(max(metric_ids) + 1, -1)

@@ -35,7 +35,8 @@ class Rules:
 # rates, the multiplicity note; 5: alpha's jackknife terms weighted as CR2 and its interval
 # the generalized (fiducial) interval of the two-way combination, each term on its
 # effective number of clusters minus one degrees of freedom; 6: no interval, and not
-# enough data, where the effective number of annotators or cells is below two).
+# enough data, where the effective number of annotators or cells is below two; paired
+# differences adjusted for length and emoji/kaomoji).
 # tests/annotation/test_methods_version.py ties it to the code.
 METHODS_VERSION = "chatanime-methods/6"
 
@@ -49,6 +50,12 @@ METHODS = {
     "leaderboard": _MEANS.format("cells", "cells"),
     "paired_differences": _MEANS.format("cells", "cells"),
     "diversity": _MEANS.format("sets", "sets"),
+    "style_adjusted_differences": (
+        "least-squares intercept of the paired differences on the length (per 100 "
+        "characters) and emoji/kaomoji differences; two-way cluster-robust (cells, "
+        "annotators) on the intercept's influence, CR2 one-way terms, t on the "
+        "effective number of cells or annotators minus one"
+    ),
     "agreement": (
         "alpha: two-way cluster-robust interval (cells, annotators), jackknife variances "
         "weighted as CR2, generalized (fiducial) interval with each term on its effective "

@@ -1,7 +1,7 @@
 """A study's whole results document computed from its inputs alone: the workers build the
 inputs from the database (`annotation.results`), `reproduce` from an export snapshot."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from .figures import (
 )
 from .preferences import preferences
 from .rules import Rules
+from .style import style_adjusted_differences
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class StudyInputs:
     judgments: int
     # The dimensions a leaderboard averages over, in display order (not `overall`).
     dimensions: list
+    # Answer id -> (length in characters, emoji and kaomoji) of the answers in pairs.
+    answer_styles: dict = field(default_factory=dict)
 
 
 def study_figures(inputs: StudyInputs, rules: Rules) -> dict:
@@ -104,6 +107,9 @@ def study_figures(inputs: StudyInputs, rules: Rules) -> dict:
     payload["diversity"] = diversity(data, sources, rules)
     payload["paired_differences"] = paired_differences(
         inputs.reference_source, data, metric_by_id, sources, rules
+    )
+    payload["style_adjusted_differences"] = style_adjusted_differences(
+        inputs.reference_source, data, metric_by_id, sources, inputs.answer_styles, rules
     )
     payload.update(preferences(inputs.preference_rows, inputs.reference_source, sources, rules))
     return payload

@@ -2,13 +2,14 @@
 contract holds it). `judge_figures(inputs, rules)` is the whole report."""
 
 from annotation.stats.rules import Rules
+from annotation.stats.style import decorations
 
 from .agreement import agreement_figures
 from .biases import bias_figures
 from .boards import headline, leaderboards
 from .inputs import LEFT, RIGHT, TIE, JudgeInputs, Scores, Verdicts
 from .intervals import NOT_ENOUGH
-from .style import decorations, style_figures
+from .style import style_figures
 
 __all__ = [
     "LEFT",

@@ -6,29 +6,15 @@ is the difference expected between two answers of the same length and decoration
 the humans (cell and annotator clustered) and for the judge (cell clustered), on the pairs
 the judge rated."""
 
-import re
-
 import numpy as np
 
 from annotation.stats.arrays import clean
 from annotation.stats.minimum import enough_for_interval
 from annotation.stats.rules import Rules
+from annotation.stats.style import style_fit
 
 from .inputs import JudgeInputs, Scores
-from .intervals import NOT_ENOUGH, _interval, _robust_variance, clustered_mean, enough
-
-# Emoji: the pictographic blocks and the dingbats and symbols most used as emoji.
-_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]")
-# Kaomoji: a bracketed face of a few characters with at least one of the usual face
-# parts, such as (＾▽＾) or （；´д｀）, and a few bare ones.
-_KAOMOJI = re.compile(
-    r"[（(][^（()）\s]{0,6}[＾^▽ω∀´｀`°・･ﾟДд︶≧≦╥﹏Ｔ][^（()）\s]{0,6}[)）]|\^_\^|QAQ|T_T|orz",
-)
-
-
-def decorations(text: str) -> int:
-    """How many emoji and kaomoji the text holds."""
-    return len(_EMOJI.findall(text)) + len(_KAOMOJI.findall(text))
+from .intervals import NOT_ENOUGH, clustered_mean, enough
 
 
 def _paired(scores: Scores, reference: int, metric: int, styles: dict):
@@ -58,35 +44,29 @@ def _paired(scores: Scores, reference: int, metric: int, styles: dict):
 
 
 def adjusted_difference(rows, rules: Rules, *, judge: bool) -> dict:
-    """The mean difference, and the intercept of the differences on the style
-    differences with its cluster-robust t interval."""
+    """The mean difference, and the difference at equal length and decoration
+    (`annotation.stats.style.style_fit`: the humans clustered by cell and annotator, a
+    judge by cell alone)."""
     if not rows:
         return {"n": 0, "difference": None, "adjusted": None, "enough_data": False}
     table = np.array([r[1:] for r in rows], dtype=float)
     difference, length, decorated = table[:, 0], table[:, 1], table[:, 2]
     cell, rater = table[:, 3].astype(np.int64), table[:, 4].astype(np.int64)
     unadjusted = clustered_mean(difference, cell, rater, rules, judge=judge)
-    columns = [np.ones(len(rows)), length]
-    if np.any(decorated != decorated[0]):
-        columns.append(decorated)
-    design = np.column_stack(columns)
-    if len(rows) <= design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
+    fit = style_fit(
+        difference, length, decorated, cell, None if judge else rater, confidence=rules.confidence
+    )
+    if fit is None:
         return {**_renamed(unadjusted), "adjusted": None, "enough_data": False}
-    inverse = np.linalg.inv(design.T @ design)
-    coefficients = inverse @ design.T @ difference
-    residual = difference - design @ coefficients
-    influence = (design @ inverse)[:, 0] * residual
-    variance, df = _robust_variance(influence, cell, rater, judge=judge)
-    low, high = _interval(float(coefficients[0]), variance, df, rules)
     ok = enough_for_interval(
-        enough(len(rows), len(np.unique(rater)), rules, judge=judge), low, high
+        enough(len(rows), len(np.unique(rater)), rules, judge=judge), fit.ci_low, fit.ci_high
     )
     return {
         **_renamed(unadjusted),
-        "adjusted": clean(float(coefficients[0])),
-        "adjusted_ci_low": clean(low) if ok else None,
-        "adjusted_ci_high": clean(high) if ok else None,
-        "per_100_characters": clean(float(coefficients[1])),
+        "adjusted": clean(fit.adjusted),
+        "adjusted_ci_low": clean(fit.ci_low) if ok else None,
+        "adjusted_ci_high": clean(fit.ci_high) if ok else None,
+        "per_100_characters": clean(fit.per_100_characters),
         "enough_data": bool(ok),
     }
 

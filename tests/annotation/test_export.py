@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from annotation import services
 from annotation.exports import LONG_COLUMNS, neutralise
-from annotation.models import Item, Judgment, Rating
+from annotation.models import Item, ItemAnswer, Judgment, Rating
 from annotation.simulation import simulate_study
 from tests.builders import make_study, researcher_named
 
@@ -271,6 +271,7 @@ def test_a_snapshot_is_three_files_and_a_manifest_that_describes_them(filled, tm
 
     manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
     assert sorted(p.name for p in target.iterdir()) == [
+        "answers.jsonl",
         "audit.jsonl",
         "manifest.json",
         "ratings-long.csv",
@@ -298,6 +299,14 @@ def test_a_snapshot_is_three_files_and_a_manifest_that_describes_them(filled, tm
     }
     (settings_,) = manifest["studies"]
     assert settings_["slug"] == filled.slug and settings_["overlap"] == 1
+    answers = [json.loads(line) for line in (target / "answers.jsonl").read_text().splitlines()]
+    texts = dict(
+        ItemAnswer.objects.filter(item__study=filled, item__kind="pair").values_list(
+            "answer_id", "answer__text"
+        )
+    )
+    assert manifest["files"]["answers.jsonl"]["rows"] == len(answers) == len(texts) > 0
+    assert {a["answer"]: a["length"] for a in answers} == {a: len(t) for a, t in texts.items()}
     assert settings_["rounds"] == [1] and settings_["design"] == filled.design
     assert settings_["reference_source"] == "human"
     assert settings_["characters"] == [filled.characters.get().key]

@@ -122,6 +122,7 @@ def test_a_snapshot_file_is_a_zip_of_the_three_files_and_their_manifest(
     archive = zipfile.ZipFile(io.BytesIO(downloaded(client, job)))
     names = {name.rsplit("/", 1)[-1]: name for name in archive.namelist()}
     assert set(names) == {
+        "answers.jsonl",
         "audit.jsonl",
         "manifest.json",
         "ratings-long.csv",

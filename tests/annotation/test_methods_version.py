@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from annotation import methods
-from annotation.stats import clustered, intervals, minimum, preferences, rules
+from annotation.stats import clustered, intervals, minimum, preferences, rules, style
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 RECORDED = {
     "chatanime-methods/4": "a079ce162903aa97b53f339568f3e6e37594711e3fdbe28a962d81fdc68f6a21",
     "chatanime-methods/5": "3c0d3ca2ce9534153b503cb129403cbd5c35c5e14d9c8b5c4ae09c05500a8e4f",
-    "chatanime-methods/6": "413ad5c66594567d7fea71b1516a9cb263b596080257b6d17c0069023446d2f7",
+    "chatanime-methods/6": "8b9abdef55748190bfff70adefe7472de536a6a28660afc0338979fbf38a3fe2",
 }
 
 
@@ -28,6 +28,7 @@ def fingerprint() -> str:
         inspect.getsource(methods._ZH),
         inspect.getsource(intervals),
         inspect.getsource(minimum),
+        inspect.getsource(style),
         inspect.getsource(clustered),
         inspect.getsource(preferences),
     ]

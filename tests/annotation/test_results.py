@@ -383,3 +383,36 @@ def test_preferences_name_the_sources_of_the_answers_chosen(simulated):
         assert row[4] == (guess.source_id if guess else None)
         assert row[8] == judgment.annotator.annotator_profile.pseudonym
     assert any(row[2] for row in rows) and any(row[4] for row in rows)
+
+
+def test_style_adjusted_differences_are_fitted_on_the_answers_lengths(
+    client, simulated, researcher
+):
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    payload = aggregate_json(study)
+    reference = study.reference_source_id
+
+    figures = payload["style_adjusted_differences"]
+
+    longer: dict[str, list[int]] = {}
+    for judgment in Judgment.objects.filter(item__study=study, item__kind="pair").counted():
+        lengths = {
+            slot.answer.source: len(slot.answer.text)
+            for slot in judgment.item.slots.select_related("answer__source")
+        }
+        (compared,) = [s for s in lengths if s.pk != reference]
+        (human,) = [s for s in lengths if s.pk == reference]
+        longer.setdefault(compared.slug, []).append(lengths[compared] - lengths[human])
+    assert set(figures) == set(longer) == set(payload["paired_differences"])
+    for slug, per_metric in figures.items():
+        assert set(per_metric) == set(payload["paired_differences"][slug])
+        for figure in per_metric.values():
+            expected = sum(longer[slug]) / len(longer[slug])
+            assert figure["mean_length_difference"] == pytest.approx(expected, abs=1e-6)
+            assert figure["n"] == len(longer[slug])
+            if figure["enough_data"]:
+                assert figure["ci_low"] <= figure["adjusted"] <= figure["ci_high"]
+    client.force_login(researcher)
+    html = client.get(f"/results/{study.slug}/").content.decode()
+    assert 'data-testid="style-adjusted"' in html

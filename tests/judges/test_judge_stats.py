@@ -5,12 +5,13 @@ import krippendorff
 import numpy as np
 
 from annotation.stats.rules import Rules
+from annotation.stats.style import decorations
 from judges.stats import LEFT, RIGHT, TIE, JudgeInputs, Scores, Verdicts, judge_figures
 from judges.stats.agreement import alpha_with_judge, extra_fan, score_correlation
 from judges.stats.biases import left_rate, same_side_both_orders, self_preference
 from judges.stats.boards import _spearman
 from judges.stats.intervals import clustered_slope
-from judges.stats.style import adjusted_difference, decorations
+from judges.stats.style import adjusted_difference
 
 RULES = Rules(draws=500, seed=3, min_judgments=10, min_annotators=3)
 
