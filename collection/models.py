@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from dialogues.models import ROUNDS, Character, Scenario, Source
@@ -86,7 +87,12 @@ class ModelEndpoint(models.Model):
             value = os.environ.get(self.api_key_env, "").strip()
             if not value:
                 raise EndpointKeyMissing(
-                    f"endpoint {self.name!r}: the environment variable {self.api_key_env} is not set"
+                    gettext(
+                        "Endpoint “%(endpoint)s”: the environment variable %(variable)s is"
+                        " not set. It must be set in the environment where the web server"
+                        " and the workers run (restart them once it is set)."
+                    )
+                    % {"endpoint": self.name, "variable": self.api_key_env}
                 )
             return value
         if self.api_key_file:
@@ -94,12 +100,17 @@ class ModelEndpoint(models.Model):
                 value = Path(self.api_key_file).read_text(encoding="utf-8").strip()
             except OSError as error:
                 raise EndpointKeyMissing(
-                    f"endpoint {self.name!r}: the key file {self.api_key_file} "
-                    f"cannot be read ({error.strerror})"
+                    gettext(
+                        "Endpoint “%(endpoint)s”: the key file %(path)s cannot be read"
+                        " (%(reason)s). It must be readable where the web server and the"
+                        " workers run."
+                    )
+                    % {"endpoint": self.name, "path": self.api_key_file, "reason": error.strerror}
                 ) from None
             if not value:
                 raise EndpointKeyMissing(
-                    f"endpoint {self.name!r}: the key file {self.api_key_file} is empty"
+                    gettext("Endpoint “%(endpoint)s”: the key file %(path)s is empty.")
+                    % {"endpoint": self.name, "path": self.api_key_file}
                 )
             return value
         return "no-key"

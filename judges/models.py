@@ -8,6 +8,7 @@ no human figure, export or count can take them in by accident.
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Item, Metric
@@ -89,7 +90,18 @@ class JudgeRun(models.Model):
 
     @property
     def label(self) -> str:
-        return f"{self.model} ({self.language}, t={self.temperature:g})"
+        """How the pages name the run, in the page's language: its model, the language of
+        the rubric it read and its temperature."""
+        rubric = (
+            gettext("Chinese rubric")
+            if self.language == PromptLanguage.ZH
+            else gettext("English rubric")
+        )
+        return gettext("%(model)s (%(rubric)s, temperature %(temperature)s)") % {
+            "model": self.model,
+            "rubric": rubric,
+            "temperature": f"{self.temperature:g}",
+        }
 
 
 class JudgeCallStatus(models.TextChoices):

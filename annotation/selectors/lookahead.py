@@ -12,7 +12,7 @@ from ..pairing import (
     slack,
     stranding_costs,
 )
-from .staffing import at_their_cap, fixed, raters_by_character
+from .staffing import fixed, raters_and_capped
 
 # Most annotators have seen none of a group's answers: they share this one empty set.
 NOBODY_SEEN: frozenset[int] = frozenset()
@@ -128,8 +128,7 @@ def groups_with_slack(
             user.pk,
         ],
     )
-    raters = raters_by_character(study, characters)
-    capped = at_their_cap(study)
+    raters, capped = raters_and_capped(study, characters)
     my_id = user.pk
     free_raters = {
         c: sum(1 for a in people if a != my_id and a not in capped) for c, people in raters.items()
@@ -211,9 +210,9 @@ def _matched_costs(user, study: Study, group_of: dict[int, tuple[int, int]], now
         [study.pk, *answers_params],
     ):
         seen.setdefault(annotator_id, set()).add(answer_id)
-    raters = raters_by_character(study, characters)
+    raters, capped = raters_and_capped(study, characters)
     # Whoever has reached their cap takes nothing more.
-    if capped := at_their_cap(study):
+    if capped:
         raters = {c: [a for a in people if a not in capped] for c, people in raters.items()}
     per_scenario = _per_scenario(study)
 

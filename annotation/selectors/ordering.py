@@ -154,7 +154,7 @@ def _weighed(
     for start in range(0, len(candidate_ids), LOOKAHEAD_CHUNK):
         chunk = candidate_ids[start : start + LOOKAHEAD_CHUNK]
         costs = stranding_costs_of(user, study, chunk, now, until)
-        lasting = lasting and set(chunk) <= getattr(costs, "lasting", frozenset())
+        lasting = lasting and set(chunk) <= costs.lasting
         for item in chunk:
             if costs.get(item):
                 costly[item] = costs[item]

@@ -17,7 +17,8 @@ Without the cache (Redis away) every read asks the database.
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import cast
 
 from django.core.cache import cache
 from django.db import transaction
@@ -62,17 +63,35 @@ def shared[T](key: tuple, read: Callable[[], T], seconds: float = STAFFING_SECON
     staffing generation within `seconds`. `key` names the study by its id and creation
     time: ids come back after a rollback on SQLite. One round trip to the cache reads both
     the generation and the copy."""
-    name = _name(key)
-    found = cache.get_many([GENERATION_KEY, name])
+    (value,) = shared_many([(key, read)], seconds)
+    return cast(T, value)
+
+
+def shared_many(
+    reads: Sequence[tuple[tuple, Callable[[], object]]], seconds: float = STAFFING_SECONDS
+) -> list[object]:
+    """Each `(key, read)` as `shared` gives it (the same generation, the same age limit),
+    in order. The generation and every copy come in one round trip to the cache, and the
+    values read afresh go back in one more: the look-ahead needs the raters and who is at
+    their cap on every request to a tightly staffed study."""
+    names = [_name(key) for key, _read in reads]
+    found = cache.get_many([GENERATION_KEY, *names])
     generation = found.get(GENERATION_KEY, 0)
-    copy = found.get(name)
-    if copy is not None:
-        copy_generation, read_at, value = copy
-        if copy_generation == generation and time.time() - read_at < seconds:
-            return value
-    value = read()
-    cache.set(name, (generation, time.time(), value), seconds)
-    return value
+    values: list[object] = []
+    fresh: dict[str, tuple] = {}
+    for name, (_key, read) in zip(names, reads, strict=True):
+        copy = found.get(name)
+        if copy is not None:
+            copy_generation, read_at, value = copy
+            if copy_generation == generation and time.time() - read_at < seconds:
+                values.append(value)
+                continue
+        value = read()
+        values.append(value)
+        fresh[name] = (generation, time.time(), value)
+    if fresh:
+        cache.set_many(fresh, seconds)
+    return values
 
 
 def shared_forget(key: tuple) -> None:
@@ -95,17 +114,7 @@ def fixed[T](key: tuple, read: Callable[[], T]) -> T:
 def raters_by_character(study: Study, characters) -> dict[int, list[int]]:
     """character -> the annotators who may rate it in the study (`study_raters`). Read for
     all the study's characters at once and shared; `characters` picks from it."""
-
-    def read() -> dict[int, list[int]]:
-        raters: dict[int, list[int]] = {}
-        for annotator_id, character_id in study_raters(study, study.characters.all()).values_list(
-            "profile__user_id", "character_id"
-        ):
-            raters.setdefault(character_id, []).append(annotator_id)
-        return raters
-
-    every = shared(("raters", study.pk, study.created_at), read)
-    return {c: every[c] for c in characters if c in every}
+    return _of_characters(shared(*_every_rater(study)), characters)
 
 
 def at_their_cap(study: Study) -> frozenset[int]:
@@ -114,6 +123,35 @@ def at_their_cap(study: Study) -> frozenset[int]:
     `eligibility.studies_with_room` counts them. Counted by the database, shared for at
     most STAFFING_SECONDS: reading every judgment of the study to count them here cost
     each request near the end of a large capped study more than the rest of it."""
+    return shared(*_capped(study))
+
+
+def raters_and_capped(study: Study, characters) -> tuple[dict[int, list[int]], frozenset[int]]:
+    """`raters_by_character` and `at_their_cap` together, in one round trip to the cache."""
+    every, capped = shared_many([_every_rater(study), _capped(study)])
+    return (
+        _of_characters(cast(dict[int, list[int]], every), characters),
+        cast(frozenset[int], capped),
+    )
+
+
+def _of_characters(every: dict[int, list[int]], characters) -> dict[int, list[int]]:
+    return {c: every[c] for c in characters if c in every}
+
+
+def _every_rater(study: Study) -> tuple[tuple, Callable[[], dict[int, list[int]]]]:
+    def read() -> dict[int, list[int]]:
+        raters: dict[int, list[int]] = {}
+        for annotator_id, character_id in study_raters(study, study.characters.all()).values_list(
+            "profile__user_id", "character_id"
+        ):
+            raters.setdefault(character_id, []).append(annotator_id)
+        return raters
+
+    return ("raters", study.pk, study.created_at), read
+
+
+def _capped(study: Study) -> tuple[tuple, Callable[[], frozenset[int]]]:
     # Without a cap on the study only members with a cap of their own can reach one: the
     # join then starts from those few memberships instead of every judgment.
     join = "LEFT JOIN" if study.cap_per_annotator else "JOIN"
@@ -132,4 +170,4 @@ def at_their_cap(study: Study) -> frozenset[int]:
             )
         )
 
-    return shared(("at their cap", study.pk, study.created_at, study.cap_per_annotator), read)
+    return ("at their cap", study.pk, study.created_at, study.cap_per_annotator), read

@@ -144,6 +144,19 @@ def test_a_missing_key_is_refused_before_anything_is_created(client, world, monk
     assert not CollectionRun.objects.exists()
 
 
+def test_a_missing_key_is_explained_in_chinese_on_the_page(client, world, monkeypatch, settings):
+    monkeypatch.delenv("STAFF_TEST_KEY")
+    settings.LANGUAGE_CODE = "zh-hans"
+    client.force_login(world["admin"])
+
+    page = start(client, world).content.decode()
+
+    assert "环境变量 STAFF_TEST_KEY 未设置" in page
+    assert "必须在运行网站服务器和后台进程的环境中设置它" in page
+    assert "is not set" not in page
+    assert not CollectionRun.objects.exists()
+
+
 def test_pause_resume_and_cancel(client, world):
     client.force_login(world["admin"])
     world["server"].known_models = {"sim"}  # the responder's model is unknown: run fails

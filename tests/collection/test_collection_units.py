@@ -1,14 +1,17 @@
-"""Pure parts of answer collection: the guards, the selection parsers, the limiters."""
+"""Pure parts of answer collection: the guards, the selection parsers, the limiters, the
+errors of an endpoint whose key cannot be read."""
 
 import threading
 import time
 import uuid
 
 import pytest
+from django.utils import translation
 
 from collection import guards
 from collection.client import backoff_seconds
 from collection.limiter import _LocalLimiter, _RedisLimiter
+from collection.models import EndpointKeyMissing, ModelEndpoint
 from collection.services import (
     CollectionError,
     numbers_as_ranges,
@@ -142,3 +145,37 @@ def test_scenario_numbers_are_written_as_the_ranges_the_form_reads(numbers, text
     assert numbers_as_ranges(numbers) == text
     if numbers:
         assert parse_scenario_numbers(text) == sorted(set(numbers))
+
+
+def missing_key_message(language: str, **where) -> str:
+    endpoint = ModelEndpoint(name="Judge", base_url="http://127.0.0.1:9/v1", model="m", **where)
+    with translation.override(language), pytest.raises(EndpointKeyMissing) as refused:
+        endpoint.api_key()
+    return str(refused.value)
+
+
+def test_a_missing_key_variable_says_where_it_must_be_set(monkeypatch):
+    monkeypatch.delenv("NEVER_SET_KEY", raising=False)
+
+    english = missing_key_message("en", api_key_env="NEVER_SET_KEY")
+    chinese = missing_key_message("zh-hans", api_key_env="NEVER_SET_KEY")
+
+    assert "NEVER_SET_KEY is not set" in english
+    assert "where the web server and the workers run" in english
+    assert chinese == (
+        "端点“Judge”：环境变量 NEVER_SET_KEY 未设置。"
+        "必须在运行网站服务器和后台进程的环境中设置它（设置后重启它们）。"
+    )
+
+
+def test_an_unreadable_or_empty_key_file_is_said_in_the_users_language(tmp_path):
+    missing, empty = tmp_path / "missing.key", tmp_path / "empty.key"
+    empty.write_text("  \n", encoding="utf-8")
+
+    assert "cannot be read" in missing_key_message("en", api_key_file=str(missing))
+    assert f"无法读取密钥文件 {missing}" in missing_key_message(
+        "zh-hans", api_key_file=str(missing)
+    )
+    assert missing_key_message("zh-hans", api_key_file=str(empty)) == (
+        f"端点“Judge”：密钥文件 {empty} 是空的。"
+    )

@@ -160,3 +160,26 @@ def test_the_beat_recomputes_the_figures_of_runs_whose_study_has_new_judgments(
     run.refresh_from_db()
     assert run.figures["figures"]["human_judgments"] > 0
     assert judge_figures_catch_up() == []
+
+
+def test_the_pages_name_the_run_and_its_figures_in_words_and_explain_the_adjusted_difference(
+    demo_dataset, researcher, judge_key, judge_server, client, settings
+):
+    study = make_study(rounds=(1,))
+    fans_rate(study)
+    judge(judge_server, study, "--rate", "100000", "--items", "12")
+    client.force_login(researcher)
+    results = reverse("results-study", args=[study.slug])
+
+    page = client.get(results).content.decode()
+    assert "<h3>judge-7b (Chinese rubric, temperature 0)</h3>" in page and "t=0" not in page
+    assert 'data-testid="judge-style-note"' in page
+    assert "the intercept of a fit" in page and "beyond what a 1–5 scale allows" in page
+
+    settings.LANGUAGE_CODE = "zh-hans"
+    page = client.get(results).content.decode()
+    assert "<h3>judge-7b（中文评分标准，温度 0）</h3>" in page
+    # The figures' column and the metrics' column are named apart.
+    assert "<th>统计量</th><th>评审</th><th>人类</th>" in page
+    assert "<th>指标</th><th>人类的 alpha</th>" in page
+    assert "可能超出 1–5 分量表所能有的差值范围" in page and "intercept" not in page

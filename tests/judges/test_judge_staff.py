@@ -110,3 +110,16 @@ def test_a_key_never_stored_is_refused_before_anything_is_created(client, world,
     assert response.status_code == 422
     assert "STAFF_JUDGE_KEY is not set" in response.content.decode()
     assert not JudgeRun.objects.exists()
+
+
+def test_the_runs_are_named_in_the_pages_language(client, world, settings):
+    client.force_login(world["admin"])
+    start(client, world, language="en")
+
+    listing = client.get(reverse("judge-runs")).content.decode()
+    assert "judge-7b (English rubric, temperature 0) · both orders" in listing
+    settings.LANGUAGE_CODE = "zh-hans"
+    listing = client.get(reverse("judge-runs")).content.decode()
+    assert "judge-7b（英文评分标准，温度 0） · 两种顺序" in listing
+    study_page = client.get(reverse("staff-study", args=[world["study"].slug])).content.decode()
+    assert "judge-7b（英文评分标准，温度 0）" in study_page
