@@ -46,6 +46,8 @@ class Command(BaseCommand):
                 f"Study '{study.slug}' is open with {study.items.count()} items; "
                 "the demo annotators are approved for all its characters."
             )
-        self.stdout.write("Demo accounts (log in at http://127.0.0.1:8000/accounts/login/):")
+        self.stdout.write(
+            "Demo accounts (log in at /accounts/login/ on the address the server prints):"
+        )
         for email, role, _ in DEMO_ACCOUNTS:
             self.stdout.write(f"  {email:<26} password: {password:<16} {role}")
