@@ -2,8 +2,10 @@
 
 import logging
 
-from django.db.models import F, Max
+from django.db.models import F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
+
+from annotation.models import JudgmentDecision
 
 from ..models import JudgeRun
 from ..selectors import judge_report, runs_of_study
@@ -27,12 +29,24 @@ def study_judges_refresh(study) -> list[dict] | None:
 
 
 def runs_figures_catch_up() -> list[int]:
-    """Recompute the figures of every judge run whose study has had a human judgment
-    since they were computed (the beat's job, every ten minutes); returns the runs."""
+    """Recompute the figures of every judge run whose study has had a human judgment, or
+    a staff decision to exclude one or take it back, since they were computed (the beat's
+    job, every ten minutes); returns the runs."""
+    latest_decision = (
+        JudgmentDecision.objects.filter(judgment__item__study=OuterRef("study"))
+        .order_by("-decided_at")
+        .values("decided_at")[:1]
+    )
     stale = (
         JudgeRun.objects.filter(figures_computed_at__isnull=False)
-        .annotate(last_judgment=Max("study__judgments__submitted_at"))
-        .filter(last_judgment__gt=F("figures_computed_at"))
+        .annotate(
+            last_judgment=Max("study__judgments__submitted_at"),
+            last_decision=Subquery(latest_decision),
+        )
+        .filter(
+            Q(last_judgment__gt=F("figures_computed_at"))
+            | Q(last_decision__gt=F("figures_computed_at"))
+        )
     )
     refreshed = []
     for run in stale.select_related("study", "self_source"):

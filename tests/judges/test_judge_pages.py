@@ -10,7 +10,8 @@ from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.html import escape
 
-from annotation.models import StudyResults
+from annotation import services as annotation_services
+from annotation.models import Judgment, StudyResults
 from judges.models import JudgeCall, JudgeRun
 from tests.builders import make_study
 
@@ -159,6 +160,15 @@ def test_the_beat_recomputes_the_figures_of_runs_whose_study_has_new_judgments(
     assert judge_figures_catch_up() == [run.pk]
     run.refresh_from_db()
     assert run.figures["figures"]["human_judgments"] > 0
+    assert judge_figures_catch_up() == []
+
+    # Staff exclude a fan's judgment: the figures leave it out at the next beat.
+    counted = run.figures["figures"]["human_judgments"]
+    excluded = Judgment.objects.filter(item__study=study).first()
+    annotation_services.judgment_exclude(judgment=excluded, decided_by=None, reason="test")
+    assert judge_figures_catch_up() == [run.pk]
+    run.refresh_from_db()
+    assert run.figures["figures"]["human_judgments"] == counted - 1
     assert judge_figures_catch_up() == []
 
 
