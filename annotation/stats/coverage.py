@@ -78,7 +78,8 @@ def _decided(study):
 def covered(rng, crowd: Crowd) -> dict[str, np.ndarray]:
     """One simulated study per estimator; for each, whether its 95 % intervals cover the
     truth (one flag per compared source, one for alpha, one per source for
-    Bradley-Terry). An interval that could not be made counts as not covering."""
+    Bradley-Terry): 1.0 or 0.0, NaN where no interval could be made (the results publish
+    such a figure as "not enough data", `minimum.enough_for_interval`)."""
     study = simulate(rng, replace(crowd, all_pairs=False))
     levels = crowd.levels()
     out: dict[str, list] = {name: [] for name in ESTIMATORS}
@@ -95,16 +96,16 @@ def covered(rng, crowd: Crowd) -> dict[str, np.ndarray]:
             ),
         ):
             estimate = two_way_cluster_means(values, group, cell, annotator, 1)
-            out[name].append(estimate.ci_low[0] <= truth <= estimate.ci_high[0])
+            out[name].append(_hit(estimate.ci_low[0], truth, estimate.ci_high[0]))
         ((_s, _n, _d, low, high),) = clustered_proportions(
             1 - study["left_won"][mine], group, cell, annotator, 1
         )
-        out["win_rate"].append(low <= crowd.true_win_rate(source) <= high)
+        out["win_rate"].append(_hit(low, crowd.true_win_rate(source), high))
     unit, value, annotator, cell = _ratings(study)
     alpha = alpha_two_way(unit, value - 1, annotator, cell, VALUES)
-    out["alpha"].append(alpha.ci_low <= population_alpha(crowd) <= alpha.ci_high)
+    out["alpha"].append(_hit(alpha.ci_low, population_alpha(crowd), alpha.ci_high))
     icc = icc_two_way(unit, value, annotator, cell)
-    out["icc"].append(icc.ci_low <= population_icc(crowd) <= icc.ci_high)
+    out["icc"].append(_hit(icc.ci_low, population_icc(crowd), icc.ci_high))
 
     pairs = simulate(rng, replace(crowd, all_pairs=True))
     winner, loser = _decided(pairs)
@@ -118,19 +119,32 @@ def covered(rng, crowd: Crowd) -> dict[str, np.ndarray]:
         annotator=pairs["annotator"],
     )
     truth = population_strengths(crowd)
-    out["bradley_terry"] = list((strengths.ci_low <= truth) & (truth <= strengths.ci_high))
-    return {name: np.array(flags, dtype=bool) for name, flags in out.items()}
+    out["bradley_terry"] = [
+        _hit(low, true, high)
+        for low, true, high in zip(strengths.ci_low, truth, strengths.ci_high, strict=True)
+    ]
+    return {name: np.array(flags, dtype=float) for name, flags in out.items()}
 
 
-def coverage(crowd: Crowd, studies: int, seed: int = 0) -> dict[str, tuple[float, int]]:
-    """Per estimator: the share of intervals that covered the truth over `studies`
-    simulated studies, and how many intervals that share is of."""
+def _hit(low, truth, high) -> float:
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return float("nan")
+    return float(low <= truth <= high)
+
+
+def coverage(crowd: Crowd, studies: int, seed: int = 0) -> dict[str, tuple[float, int, int]]:
+    """Per estimator, over `studies` simulated studies: the share of the intervals made
+    that covered the truth, how many intervals that share is of, and how many figures
+    got no interval (too little information: not enough data)."""
     rng = np.random.default_rng(seed)
     flags: dict[str, list] = {name: [] for name in ESTIMATORS}
     for _ in range(studies):
         for name, hits in covered(rng, crowd).items():
             flags[name].append(hits)
-    return {
-        name: (float(np.concatenate(hits).mean()), int(sum(len(h) for h in hits)))
-        for name, hits in flags.items()
-    }
+    out = {}
+    for name, hits in flags.items():
+        every = np.concatenate(hits)
+        made = every[np.isfinite(every)]
+        share = float(made.mean()) if len(made) else float("nan")
+        out[name] = (share, int(len(made)), int(len(every) - len(made)))
+    return out
