@@ -15,75 +15,26 @@ with the Redis limiter, exactly as the command does, at concurrency 1, 8 and 32:
 """
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-DATABASE = "chatanime_collect_bench"
-DATABASE_URL = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}"
-REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
-REAL_HUMAN = next(
-    (
-        base / "shared" / "data" / "chatanime" / "human.json"
-        for base in (REPO.parent, REPO.parent.parent)
-        if (base / "shared" / "data" / "chatanime" / "human.json").exists()
-    ),
-    Path(os.environ.get("CHATANIME_DATA", "/nonexistent")) / "human.json",
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.model_calls import (
+    DEMO,
+    PUBLISHED,
+    prepare_database,
+    record,
+    record_overhead,
+    start_server,
+    use_database,
 )
-DEMO = REPO / "dialogues" / "demo_data"
 
-SERVE = """
-import sys, time
-from tests.fixtures.chat_server import ChatServer
-server = ChatServer().start()
-server.delay = float(sys.argv[1])
-print(server.url, flush=True)
-while True:
-    time.sleep(3600)
-"""
-
-
-def record(figure: str, value: str) -> None:
-    line = f"  {figure}: {value}"
-    print(line, flush=True)
-    summary = os.environ.get("BENCH_SUMMARY")
-    if summary:
-        with open(summary, "a", encoding="utf-8") as file:
-            entry = {"benchmark": "collect", "figure": figure, "value": value}
-            file.write(json.dumps(entry) + "\n")
-
-
-def start_server(delay: float) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(delay)], cwd=REPO, stdout=subprocess.PIPE, text=True
-    )
-    return process, process.stdout.readline().strip()
-
-
-def prepare_database() -> None:
-    import psycopg
-
-    with psycopg.connect(SERVER, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-        connection.execute(f"CREATE DATABASE {DATABASE}")
-    env = {**os.environ, "DATABASE_URL": DATABASE_URL, "DJANGO_LOG_LEVEL": "WARNING"}
-    env["DJANGO_SETTINGS_MODULE"] = "chatanime_site.settings.local"
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True
-    )
-    data = REAL_HUMAN if REAL_HUMAN.exists() else DEMO / "human.json"
-    subprocess.run(
-        [sys.executable, "manage.py", "import_chatanime", str(data)],
-        cwd=REPO, env=env, check=True, capture_output=True,
-    )  # fmt: skip
+DATABASE = os.environ.get("BENCH_DATABASE", "chatanime_collect_bench")
+REAL_HUMAN = (PUBLISHED or Path(os.environ.get("CHATANIME_DATA", "/nonexistent"))) / "human.json"
+SERVER_CLASS = "tests.fixtures.chat_server.ChatServer"
 
 
 def collect(
@@ -131,17 +82,8 @@ def main():
     parser.add_argument("--model-seconds", type=float, default=0.05)
     args = parser.parse_args()
 
-    prepare_database()
-    os.environ.update(
-        DATABASE_URL=DATABASE_URL,
-        REDIS_URL=REDIS_URL,
-        DJANGO_SETTINGS_MODULE="chatanime_site.settings.local",
-        DJANGO_LOG_LEVEL="WARNING",
-        BENCH_KEY="bench",
-    )
-    import django
-
-    django.setup()
+    prepare_database(DATABASE, REAL_HUMAN if REAL_HUMAN.exists() else DEMO / "human.json")
+    use_database(DATABASE)
     from dialogues.models import Character, Scenario
 
     names = ",".join(
@@ -152,7 +94,7 @@ def main():
     answers = args.characters * len(numbers) * 2
     print(f"{answers} answers per run: {args.characters} characters x {len(numbers)} scenarios x 2")
 
-    slow, slow_url = start_server(args.model_seconds)
+    slow, slow_url = start_server(SERVER_CLASS, args.model_seconds)
     try:
         for concurrency in (1, 8, 32):
             rates = []
@@ -162,23 +104,21 @@ def main():
                 )
                 rates.append(answers / seconds)
             record(
+                "collect",
                 f"answers/s, concurrency {concurrency}, model {args.model_seconds * 1000:.0f} ms",
                 f"{statistics.median(rates):.1f} (runs: {', '.join(f'{r:.1f}' for r in rates)})",
             )
     finally:
         slow.kill()
 
-    fast, fast_url = start_server(0.0)
+    fast, fast_url = start_server(SERVER_CLASS, 0.0)
     try:
         platform, bare = [], []
         for run in range(args.runs):
             seconds, calls = collect(fast_url, f"bench-overhead-r{run}", names, 1, scenarios)
             platform.append(seconds / calls)
             bare.append(bare_client_seconds_per_call(fast_url, calls))
-        overhead = [1000 * (p - b) for p, b in zip(platform, bare, strict=True)]
-        record("ms per call, platform (concurrency 1)", f"{1000 * statistics.median(platform):.2f}")
-        record("ms per call, bare openai client", f"{1000 * statistics.median(bare):.2f}")
-        record("platform overhead per call (ms)", f"{statistics.median(overhead):.2f}")
+        record_overhead("collect", platform, bare)
     finally:
         fast.kill()
 

@@ -21,74 +21,26 @@ when ../shared/data/chatanime is there, else the demo data's.
 
 import argparse
 import io
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-DATABASE = os.environ.get("BENCH_DATABASE", "chatanime_judge_bench")
-DATABASE_URL = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}"
-REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
-PUBLISHED = next(
-    (
-        base / "shared" / "data" / "chatanime"
-        for base in (REPO.parent, REPO.parent.parent)
-        if (base / "shared" / "data" / "chatanime" / "human.json").exists()
-    ),
-    None,
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.model_calls import (
+    DEMO,
+    PUBLISHED,
+    prepare_database,
+    record,
+    record_overhead,
+    start_server,
+    use_database,
 )
-DATA = PUBLISHED or REPO / "dialogues" / "demo_data"
 
-SERVE = """
-import sys, time
-from tests.fixtures.judge_server import JudgeServer
-server = JudgeServer().start()
-server.delay = float(sys.argv[1])
-print(server.url, flush=True)
-while True:
-    time.sleep(3600)
-"""
-
-
-def record(figure: str, value: str) -> None:
-    line = f"  {figure}: {value}"
-    print(line, flush=True)
-    summary = os.environ.get("BENCH_SUMMARY")
-    if summary:
-        with open(summary, "a", encoding="utf-8") as file:
-            entry = {"benchmark": "judge", "figure": figure, "value": value}
-            file.write(json.dumps(entry) + "\n")
-
-
-def start_server(delay: float) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(delay)], cwd=REPO, stdout=subprocess.PIPE, text=True
-    )
-    return process, process.stdout.readline().strip()
-
-
-def prepare_database() -> None:
-    import psycopg
-
-    with psycopg.connect(SERVER, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
-        connection.execute(f"CREATE DATABASE {DATABASE}")
-    env = {**os.environ, "DATABASE_URL": DATABASE_URL, "DJANGO_LOG_LEVEL": "WARNING"}
-    env["DJANGO_SETTINGS_MODULE"] = "chatanime_site.settings.local"
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True
-    )
-    subprocess.run(
-        [sys.executable, "manage.py", "import_chatanime", str(DATA)],
-        cwd=REPO, env=env, check=True, capture_output=True,
-    )  # fmt: skip
+DATABASE = os.environ.get("BENCH_DATABASE", "chatanime_judge_bench")
+DATA = PUBLISHED or DEMO
+SERVER_CLASS = "tests.fixtures.judge_server.JudgeServer"
 
 
 def make_study():
@@ -148,21 +100,12 @@ def main():
     parser.add_argument("--model-seconds", type=float, default=0.05)
     args = parser.parse_args()
 
-    prepare_database()
-    os.environ.update(
-        DATABASE_URL=DATABASE_URL,
-        REDIS_URL=REDIS_URL,
-        DJANGO_SETTINGS_MODULE="chatanime_site.settings.local",
-        DJANGO_LOG_LEVEL="WARNING",
-        BENCH_KEY="bench",
-    )
-    import django
-
-    django.setup()
+    prepare_database(DATABASE, DATA)
+    use_database(DATABASE)
     study = make_study()
     print(f"{args.items} pairs per run from {DATA.name} ({study.items.count()} in the study)")
 
-    slow, slow_url = start_server(args.model_seconds)
+    slow, slow_url = start_server(SERVER_CLASS, args.model_seconds)
     try:
         for concurrency in (1, 8, 32):
             rates = []
@@ -172,23 +115,21 @@ def main():
                 )
                 rates.append(args.items / seconds)
             record(
+                "judge",
                 f"judge calls/s, concurrency {concurrency}, model {args.model_seconds * 1000:.0f} ms",
                 f"{statistics.median(rates):.1f} (runs: {', '.join(f'{r:.1f}' for r in rates)})",
             )
     finally:
         slow.kill()
 
-    fast, fast_url = start_server(0.0)
+    fast, fast_url = start_server(SERVER_CLASS, 0.0)
     try:
         platform, bare = [], []
         for run in range(args.runs):
             model = f"bench-overhead-r{run}"
             platform.append(judge(fast_url, study, model, args.items, 1) / args.items)
             bare.append(bare_client_seconds_per_call(fast_url, study, model))
-        overhead = [1000 * (p - b) for p, b in zip(platform, bare, strict=True)]
-        record("ms per call, platform (concurrency 1)", f"{1000 * statistics.median(platform):.2f}")
-        record("ms per call, bare openai client", f"{1000 * statistics.median(bare):.2f}")
-        record("platform overhead per call (ms)", f"{statistics.median(overhead):.2f}")
+        record_overhead("judge", platform, bare)
     finally:
         fast.kill()
 
