@@ -11,12 +11,13 @@ still be served), so that a few do most of the work (sd 1 over 10 annotators lea
 about 7 effective ones, `annotation.stats.crowd`).
 """
 
+import random
 from dataclasses import dataclass
 from datetime import timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 
 from . import services
 from .models import (
@@ -78,6 +79,26 @@ def simulate_study(
             "real_judgments",
             f"study {study.slug} has real judgments; refusing to add simulated ones",
         )
+    state = random.getstate()
+    try:
+        _seed_the_serving(seed)
+        return _simulate(study, annotators, seed, workload_sd)
+    finally:
+        random.setstate(state)
+
+
+def _seed_the_serving(seed: int) -> None:
+    """What serves the items draws too: the lease's coin for the sides from `random`, the
+    order among equally complete items from the database's random(). Seeded here (the
+    latter for this session, on PostgreSQL) so that a seed gives the same study again
+    where the ids are the same (the side schedule is keyed by study and annotator)."""
+    random.seed(seed)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT setseed(%s)", [(seed % 1000) / 1000])
+
+
+def _simulate(study: Study, annotators: int, seed: int, workload_sd: float):
     rng = np.random.default_rng(seed)
     truth = true_effects(study, seed)
     people = _simulated_annotators(study, annotators)
