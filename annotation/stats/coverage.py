@@ -146,5 +146,5 @@ def coverage(crowd: Crowd, studies: int, seed: int = 0) -> dict[str, tuple[float
         every = np.concatenate(hits)
         made = every[np.isfinite(every)]
         share = float(made.mean()) if len(made) else float("nan")
-        out[name] = (share, int(len(made)), int(len(every) - len(made)))
+        out[name] = (share, len(made), int(len(every) - len(made)))
     return out
