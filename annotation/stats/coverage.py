@@ -142,8 +142,8 @@ def coverage(crowd: Crowd, studies: int, seed: int = 0) -> dict[str, tuple[float
         for name, hits in covered(rng, crowd).items():
             flags[name].append(hits)
     out = {}
-    for name, hits in flags.items():
-        every = np.concatenate(hits)
+    for name, runs in flags.items():
+        every = np.concatenate(runs)
         made = every[np.isfinite(every)]
         share = float(made.mean()) if len(made) else float("nan")
         out[name] = (share, len(made), int(len(every) - len(made)))
