@@ -81,13 +81,13 @@ def simulate_study(
         )
     state = random.getstate()
     try:
-        _seed_the_serving(seed)
+        seed_the_serving(seed)
         return _simulate(study, annotators, seed, workload_sd)
     finally:
         random.setstate(state)
 
 
-def _seed_the_serving(seed: int) -> None:
+def seed_the_serving(seed: int) -> None:
     """What serves the items draws too: the lease's coin for the sides from `random`, the
     order among equally complete items from the database's random(). Seeded here (the
     latter for this session, on PostgreSQL) so that a seed gives the same study again

@@ -30,39 +30,29 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from annotation.stats.coverage import covers
+from annotation.stats.crowd import style_pairs
 from annotation.stats.intervals import two_way_cluster_means
 from annotation.stats.style import style_fit
 
 SETTINGS = [(10, 0.0), (10, 1.0), (40, 0.0), (40, 1.5)]
-DIFFERENCE, PER_100, CELLS, PER_CELL = 0.4, 0.5, 40, 4
+DIFFERENCE, PER_100 = 0.4, 0.5
 
 
 def one_study(rng, annotators: int, workload_sd: float) -> tuple[float, float]:
     """(the adjusted interval covered 0.4, the plain paired difference's interval
-    covered its own truth, 0.4 + 0.5 x 0.8)."""
-    cell = np.repeat(np.arange(CELLS), PER_CELL)
-    weight = rng.lognormal(0, workload_sd, annotators) if workload_sd else np.ones(annotators)
-    annotator = rng.choice(annotators, len(cell), p=weight / weight.sum())
-    length = rng.normal(0.8, 0.6, len(cell))
-    value = (
-        DIFFERENCE
-        + PER_100 * length
-        + rng.normal(0, 0.3, CELLS)[cell]
-        + rng.normal(0, 0.3, annotators)[annotator]
-        + rng.normal(0, 0.8, len(cell))
+    covered its own truth, 0.4 + 0.5 x 0.8): 1, 0, or NaN without an interval."""
+    value, length, cell, annotator = style_pairs(
+        rng, annotators=annotators, difference=DIFFERENCE, per_100=PER_100, workload_sd=workload_sd
     )
     fit = style_fit(value, length, np.zeros(len(cell)), cell, annotator)
-    adjusted = _hit(fit.ci_low, DIFFERENCE, fit.ci_high) if fit else float("nan")
+    adjusted = covers(fit.ci_low, DIFFERENCE, fit.ci_high) if fit else float("nan")
     plain = two_way_cluster_means(value, np.zeros(len(cell), int), cell, annotator, 1)
-    return adjusted, _hit(plain.ci_low[0], DIFFERENCE + PER_100 * 0.8, plain.ci_high[0])
-
-
-def _hit(low, truth, high) -> float:
-    """1 or 0; NaN where no interval was made (published as not enough data)."""
-    return float(low <= truth <= high) if np.isfinite(low) and np.isfinite(high) else np.nan
+    return adjusted, covers(plain.ci_low[0], DIFFERENCE + PER_100 * 0.8, plain.ci_high[0])
 
 
 def timing() -> None:
+    from annotation.stats.figures import with_reference
     from annotation.stats.rules import Rules
     from annotation.stats.study import MetricInfo, SourceInfo
     from annotation.stats.style import style_adjusted_differences
@@ -106,7 +96,8 @@ def timing() -> None:
     seconds = []
     for _ in range(5):
         started = time.perf_counter()
-        style_adjusted_differences(1, data, metric_by_id, sources, styles, rules)
+        paired = with_reference(1, data)
+        style_adjusted_differences(paired, metric_by_id, sources, styles, rules)
         seconds.append(time.perf_counter() - started)
     print(f"style-adjusted differences of {len(data['value']) // 2:,} paired ratings:")
     print(

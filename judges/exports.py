@@ -8,8 +8,9 @@ import io
 import json
 from pathlib import Path
 
+from annotation.stats.style import decorations
+
 from .models import JudgeCallStatus, JudgeRating
-from .stats import decorations
 
 JUDGE_RATINGS_FILE = "judge-ratings.csv"
 COLUMNS = [

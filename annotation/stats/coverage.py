@@ -96,16 +96,16 @@ def covered(rng, crowd: Crowd) -> dict[str, np.ndarray]:
             ),
         ):
             estimate = two_way_cluster_means(values, group, cell, annotator, 1)
-            out[name].append(_hit(estimate.ci_low[0], truth, estimate.ci_high[0]))
+            out[name].append(covers(estimate.ci_low[0], truth, estimate.ci_high[0]))
         ((_s, _n, _d, low, high),) = clustered_proportions(
             1 - study["left_won"][mine], group, cell, annotator, 1
         )
-        out["win_rate"].append(_hit(low, crowd.true_win_rate(source), high))
+        out["win_rate"].append(covers(low, crowd.true_win_rate(source), high))
     unit, value, annotator, cell = _ratings(study)
     alpha = alpha_two_way(unit, value - 1, annotator, cell, VALUES)
-    out["alpha"].append(_hit(alpha.ci_low, population_alpha(crowd), alpha.ci_high))
+    out["alpha"].append(covers(alpha.ci_low, population_alpha(crowd), alpha.ci_high))
     icc = icc_two_way(unit, value, annotator, cell)
-    out["icc"].append(_hit(icc.ci_low, population_icc(crowd), icc.ci_high))
+    out["icc"].append(covers(icc.ci_low, population_icc(crowd), icc.ci_high))
 
     pairs = simulate(rng, replace(crowd, all_pairs=True))
     winner, loser = _decided(pairs)
@@ -120,13 +120,14 @@ def covered(rng, crowd: Crowd) -> dict[str, np.ndarray]:
     )
     truth = population_strengths(crowd)
     out["bradley_terry"] = [
-        _hit(low, true, high)
+        covers(low, true, high)
         for low, true, high in zip(strengths.ci_low, truth, strengths.ci_high, strict=True)
     ]
     return {name: np.array(flags, dtype=float) for name, flags in out.items()}
 
 
-def _hit(low, truth, high) -> float:
+def covers(low, truth, high) -> float:
+    """1 or 0; NaN where no interval was made (published as not enough data)."""
     if not (np.isfinite(low) and np.isfinite(high)):
         return float("nan")
     return float(low <= truth <= high)

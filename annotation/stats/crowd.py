@@ -119,3 +119,33 @@ def simulate(rng, crowd: Crowd) -> dict:
         "likert_right": np.clip(np.round(value_right), 1, 5).astype(np.int64),
         "left_won": (value_left > value_right).astype(np.int64),
     }
+
+
+def style_pairs(
+    rng,
+    *,
+    annotators: int,
+    difference: float,
+    per_100: float,
+    workload_sd: float = 0.0,
+    cells: int = 40,
+    per_cell: int = 4,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Paired differences (compared - reference) with a known style effect, each pair
+    judged by one annotator drawn in proportion to the workload weights: `difference` at
+    equal length plus `per_100` per hundred characters the compared answer is longer
+    (0.8 +- 0.6 hundred), a cell effect (sd 0.3), the annotator's taste for the compared
+    source (sd 0.3) and noise (sd 0.8). Returns (difference, length difference per 100
+    characters, cell, annotator): what `stats.style.style_fit` is checked on."""
+    cell = np.repeat(np.arange(cells), per_cell)
+    weights = workload_weights(rng, annotators, workload_sd)
+    annotator = rng.choice(annotators, len(cell), p=weights / weights.sum())
+    length = rng.normal(0.8, 0.6, len(cell))
+    value = (
+        difference
+        + per_100 * length
+        + rng.normal(0, 0.3, cells)[cell]
+        + rng.normal(0, 0.3, annotators)[annotator]
+        + rng.normal(0, 0.8, len(cell))
+    )
+    return value, length, cell, annotator

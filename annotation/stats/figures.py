@@ -14,7 +14,7 @@ from .agreement import (
 from .arrays import VALUES, cells_of, clean, index_of, subset
 from .clustered import alpha_two_way, icc_two_way
 from .intervals import two_way_cluster_means
-from .minimum import enough_for_interval, enough_information
+from .minimum import enough_data, enough_for_interval, enough_information
 from .rules import Rules
 
 
@@ -189,16 +189,7 @@ def estimate_table(estimates, rules: Rules) -> list[dict]:
     from plain lists: one group at a time through numpy's scalars, the results' thousands
     of figures took about a sixth of a recompute."""
     enough = np.broadcast_to(
-        enough_for_interval(
-            enough_information(
-                estimates.n,
-                estimates.annotators,
-                min_judgments=rules.min_judgments,
-                min_annotators=rules.min_annotators,
-            ),
-            estimates.ci_low,
-            estimates.ci_high,
-        ),
+        enough_data(estimates.n, estimates.annotators, estimates.ci_low, estimates.ci_high, rules),
         np.shape(estimates.n),
     ).tolist()
     columns = zip(
@@ -264,9 +255,9 @@ def with_reference(reference, data) -> tuple[dict, np.ndarray, np.ndarray] | Non
     return d, compared[matched], reference_rows[found[matched]]
 
 
-def paired_differences(reference, data, metric_by_id, sources, rules: Rules) -> dict:
-    """Within one judgment: compared answer minus reference answer, per metric."""
-    paired = with_reference(reference, data)
+def paired_differences(paired, metric_by_id, sources, rules: Rules) -> dict:
+    """Within one judgment: compared answer minus reference answer, per metric, from the
+    ratings matched by `with_reference`."""
     if paired is None:
         return {}
     d, compared, against = paired

@@ -5,6 +5,8 @@ interval cannot be computed at all, the estimate has not enough data either, so 
 
 import numpy as np
 
+from .rules import Rules
+
 
 def enough_information(
     n, annotators, *, min_judgments: int, min_annotators: int
@@ -20,3 +22,12 @@ def enough_for_interval(enough, low, high) -> np.ndarray:
     t has under one degree of freedom and no interval exists. Such a figure has not
     enough data, however many took part: `enough_data` true always comes with bounds."""
     return np.asarray(enough) & np.isfinite(low) & np.isfinite(high)
+
+
+def enough_data(n, annotators, low, high, rules: Rules) -> np.ndarray:
+    """`enough_data` of a figure from `n` judgments by `annotators` with interval
+    (`low`, `high`): the study's minimum information, and bounds to show."""
+    enough = enough_information(
+        n, annotators, min_judgments=rules.min_judgments, min_annotators=rules.min_annotators
+    )
+    return enough_for_interval(enough, low, high)

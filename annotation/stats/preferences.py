@@ -9,23 +9,12 @@ import numpy as np
 from .arrays import clean, distinct_per_group, index_of
 from .estimates import bradley_terry_estimates
 from .intervals import clustered_proportions
-from .minimum import enough_for_interval, enough_information
+from .minimum import enough_data, enough_for_interval, enough_information
 from .rules import Rules
 
 
 def proportion(successes, n, deff, low, high, annotators, rules: Rules) -> dict:
-    enough = bool(
-        enough_for_interval(
-            enough_information(
-                n,
-                annotators,
-                min_judgments=rules.min_judgments,
-                min_annotators=rules.min_annotators,
-            ),
-            low,
-            high,
-        )
-    )
+    enough = bool(enough_data(n, annotators, low, high, rules))
     return {
         "ci_low": clean(low) if enough else None,
         "ci_high": clean(high) if enough else None,

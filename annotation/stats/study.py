@@ -12,6 +12,7 @@ from .figures import (
     leaderboard,
     leaderboard_rows,
     paired_differences,
+    with_reference,
 )
 from .preferences import preferences
 from .rules import Rules
@@ -105,11 +106,11 @@ def study_figures(inputs: StudyInputs, rules: Rules) -> dict:
         for c in characters
     }
     payload["diversity"] = diversity(data, sources, rules)
-    payload["paired_differences"] = paired_differences(
-        inputs.reference_source, data, metric_by_id, sources, rules
-    )
+    # Each compared rating matched with the reference's, once for both families.
+    paired = with_reference(inputs.reference_source, data)
+    payload["paired_differences"] = paired_differences(paired, metric_by_id, sources, rules)
     payload["style_adjusted_differences"] = style_adjusted_differences(
-        inputs.reference_source, data, metric_by_id, sources, inputs.answer_styles, rules
+        paired, metric_by_id, sources, inputs.answer_styles, rules
     )
     payload.update(preferences(inputs.preference_rows, inputs.reference_source, sources, rules))
     return payload

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .arrays import clean, index_of
-from .figures import with_reference
 from .intervals import effective_clusters, t_quantile
-from .minimum import enough_for_interval, enough_information
+from .minimum import enough_data
 from .rules import Rules
 
 # Emoji: the pictographic blocks and the dingbats and symbols most used as emoji.
@@ -152,13 +151,11 @@ def style_fit(
     )
 
 
-def style_adjusted_differences(
-    reference, data, metric_by_id, sources, styles: dict, rules: Rules
-) -> dict:
+def style_adjusted_differences(paired, metric_by_id, sources, styles: dict, rules: Rules) -> dict:
     """Per compared source and metric: the paired difference adjusted for style, with
-    the mean length difference (characters, compared - reference) it was adjusted for.
-    `styles`: answer id -> (length, emoji and kaomoji)."""
-    paired = with_reference(reference, data)
+    the mean length difference (characters, compared - reference) it was adjusted for,
+    from the ratings matched by `figures.with_reference`. `styles`: answer id ->
+    (length, emoji and kaomoji)."""
     if paired is None or not styles:
         return {}
     d, compared, against = paired
@@ -192,18 +189,7 @@ def style_adjusted_differences(
             confidence=rules.confidence,
         )
         low, high = (fit.ci_low, fit.ci_high) if fit else (np.nan, np.nan)
-        enough = bool(
-            enough_for_interval(
-                enough_information(
-                    n,
-                    annotators,
-                    min_judgments=rules.min_judgments,
-                    min_annotators=rules.min_annotators,
-                ),
-                low,
-                high,
-            )
-        )
+        enough = bool(enough_data(n, annotators, low, high, rules))
         out.setdefault(sources[source].slug, {})[metric_by_id[metric].slug] = {
             "adjusted": clean(fit.adjusted) if fit else None,
             "ci_low": clean(low) if enough else None,

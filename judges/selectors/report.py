@@ -11,6 +11,7 @@ from django.db.models import Avg
 from annotation.models import COUNTED_JUDGMENT_SQL, ItemAnswer
 from annotation.results.document import rules_from_settings
 from annotation.results.loading import load_ratings
+from annotation.stats.style import answer_style
 from dialogues.models import Source
 
 from ..models import JudgeCallStatus, JudgeRating, JudgeRun
@@ -21,7 +22,6 @@ from ..stats import (
     JudgeInputs,
     Scores,
     Verdicts,
-    decorations,
     judge_figures,
 )
 from .runs import metrics_of_pairs
@@ -37,7 +37,7 @@ def _lengths(study) -> tuple[dict[tuple[int, int], tuple[int, int]], dict[int, t
         item__study=study, item__kind="pair"
     ).values_list("item_id", "answer_id", "answer__source_id", "answer__text"):
         found[(item, source)] = (answer, len(text))
-        styles[answer] = (len(text), decorations(text))
+        styles[answer] = answer_style(text)
     return found, styles
 
 

@@ -2,7 +2,6 @@
 contract holds it). `judge_figures(inputs, rules)` is the whole report."""
 
 from annotation.stats.rules import Rules
-from annotation.stats.style import decorations
 
 from .agreement import agreement_figures
 from .biases import bias_figures
@@ -19,7 +18,6 @@ __all__ = [
     "JudgeInputs",
     "Scores",
     "Verdicts",
-    "decorations",
     "judge_figures",
 ]
 

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 RECORDED = {
     "chatanime-methods/4": "a079ce162903aa97b53f339568f3e6e37594711e3fdbe28a962d81fdc68f6a21",
     "chatanime-methods/5": "3c0d3ca2ce9534153b503cb129403cbd5c35c5e14d9c8b5c4ae09c05500a8e4f",
-    "chatanime-methods/6": "8b9abdef55748190bfff70adefe7472de536a6a28660afc0338979fbf38a3fe2",
+    "chatanime-methods/6": "6024439d9401cfeda4f6df521af48faeedfa16595f49d54f6c03cee9741bd43e",
 }
 
 

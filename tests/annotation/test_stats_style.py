@@ -5,7 +5,8 @@ cannot separate style from the difference when lengths do not vary."""
 import numpy as np
 import pytest
 
-from annotation.stats.figures import paired_differences
+from annotation.stats.crowd import style_pairs
+from annotation.stats.figures import paired_differences, with_reference
 from annotation.stats.rules import Rules
 from annotation.stats.study import MetricInfo, SourceInfo
 from annotation.stats.style import (
@@ -18,19 +19,10 @@ from annotation.stats.style import (
 RULES = Rules(draws=0, seed=0, min_judgments=10, min_annotators=5)
 
 
-def crossed_pairs(rng, *, difference, per_100, cells=40, annotators=10, per_cell=4):
-    """Paired differences of `cells` x `per_cell` judgments by `annotators` annotators,
-    each with its own leniency towards the compared source and each cell its own
-    difficulty; the compared answer is longer by about 80 characters on average."""
-    cell = np.repeat(np.arange(cells), per_cell)
-    annotator = rng.integers(0, annotators, len(cell))
-    length = rng.normal(0.8, 0.6, len(cell))  # per 100 characters
-    value = (
-        difference
-        + per_100 * length
-        + rng.normal(0, 0.3, cells)[cell]
-        + rng.normal(0, 0.3, annotators)[annotator]
-        + rng.normal(0, 0.8, len(cell))
+def crossed_pairs(rng, *, difference, per_100):
+    """`crowd.style_pairs` at 10 annotators with even workloads, no decorations."""
+    value, length, cell, annotator = style_pairs(
+        rng, annotators=10, difference=difference, per_100=per_100
     )
     return value, length, np.zeros(len(cell)), cell, annotator
 
@@ -154,8 +146,8 @@ def test_the_study_figure_recovers_a_planted_length_preference():
     metrics = {1: MetricInfo(1, "fluency", "language")}
     sources = {1: SourceInfo("human", "human"), 2: SourceInfo("model", "llm")}
 
-    plain = paired_differences(1, data, metrics, sources, RULES)["model"]["fluency"]
-    adjusted = style_adjusted_differences(1, data, metrics, sources, styles, RULES)
+    plain = paired_differences(with_reference(1, data), metrics, sources, RULES)["model"]["fluency"]
+    adjusted = style_adjusted_differences(with_reference(1, data), metrics, sources, styles, RULES)
     figure = adjusted["model"]["fluency"]
 
     assert plain["ci_low"] > 0.8  # the plain difference rewards the longer answers
@@ -172,7 +164,9 @@ def test_the_study_figure_finds_no_difference_where_length_explains_it():
     metrics = {1: MetricInfo(1, "fluency", "language")}
     sources = {1: SourceInfo("human", "human"), 2: SourceInfo("model", "llm")}
 
-    figure = style_adjusted_differences(1, data, metrics, sources, styles, RULES)["model"]
+    figure = style_adjusted_differences(with_reference(1, data), metrics, sources, styles, RULES)[
+        "model"
+    ]
 
     assert figure["fluency"]["ci_low"] < 0 < figure["fluency"]["ci_high"]
 
@@ -183,4 +177,4 @@ def test_without_answer_styles_there_is_no_style_figure():
     metrics = {1: MetricInfo(1, "fluency", "language")}
     sources = {1: SourceInfo("human", "human"), 2: SourceInfo("model", "llm")}
 
-    assert style_adjusted_differences(1, data, metrics, sources, {}, RULES) == {}
+    assert style_adjusted_differences(with_reference(1, data), metrics, sources, {}, RULES) == {}

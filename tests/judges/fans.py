@@ -3,15 +3,12 @@ each answer's score on every metric is the neutral policy's score of its text (w
 `neutral` judge gives it) plus noise, and the preference is the higher score's, a few
 flipped at random. So they prefer no side, no length and no source."""
 
-import random
-
 import numpy as np
-from django.db import connection
 
 from annotation import services
 from annotation.models import ItemKind
 from annotation.selectors import metrics_for
-from annotation.simulation import annotators_for
+from annotation.simulation import annotators_for, seed_the_serving
 from tests.builders import approved_annotator
 from tests.fixtures.judge_server import neutral
 
@@ -19,13 +16,9 @@ from tests.fixtures.judge_server import neutral
 def fans_rate(study, *, seed: int = 7) -> int:
     """Every annotator the study needs rates until nothing is left; returns judgments."""
     rng = np.random.default_rng(seed)
-    # The lease's coin for the sides (annotation.services.leases) draws from `random`,
-    # and the order among equally complete items from the database's random(): on
-    # PostgreSQL that one is seeded per session too, so every run sees the same fans.
-    random.seed(seed)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT setseed(%s)", [seed / 100])
+    # The sides and the order of equally complete items are drawn too: seeded as a
+    # simulated study seeds them, so every run sees the same fans.
+    seed_the_serving(seed)
     metrics = metrics_for(diversity=False)
     fans = [
         approved_annotator(f"fan{i}@example.com", list(study.characters.all()))
