@@ -36,9 +36,10 @@ class Rules:
 # the generalized (fiducial) interval of the two-way combination, each term on its
 # effective number of clusters minus one degrees of freedom; 6: no interval, and not
 # enough data, where the effective number of annotators or cells is below two; paired
-# differences adjusted for length and emoji/kaomoji).
+# differences adjusted for length and emoji/kaomoji; 7: agreement per round and per
+# character stated as point figures without intervals).
 # tests/annotation/test_methods_version.py ties it to the code.
-METHODS_VERSION = "chatanime-methods/6"
+METHODS_VERSION = "chatanime-methods/7"
 
 # Named in the results document so that a reader knows what each interval is.
 _MEANS = (

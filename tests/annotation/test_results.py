@@ -221,6 +221,18 @@ def test_filters_return_a_fragment_for_htmx(client, simulated, researcher, luffy
     html = response.content.decode()
     assert "<html" not in html
     assert "Speech style" in html and "Fluency" not in html
+    # A character's agreement has no intervals, and the page says so.
+    assert 'data-testid="agreement-scope"' in html
+
+
+def test_the_whole_studys_agreement_carries_no_scope_note(client, simulated, researcher):
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+
+    html = client.get(f"/results/{study.slug}/").content.decode()
+
+    assert 'data-testid="agreement-scope"' not in html
 
 
 def test_a_study_without_results_says_so(client, study, researcher):
