@@ -356,6 +356,33 @@ def statistics_refresh() -> None:
         c.execute("ANALYZE")
 
 
+# The tables every judgment writes: the plans of the loop's statements (and of the
+# foreign-key checks PostgreSQL runs at commit) depend on what the planner knows of them.
+LOOP_TABLES = (
+    "annotation_judgment",
+    "annotation_rating",
+    "annotation_assignment",
+    "annotation_answerexposure",
+)
+
+
+def loop_tables_analyzed_since(moment: float) -> bool:
+    """Whether autovacuum has analyzed every table the loop writes since `moment` (the
+    machine's clock). Until then a fresh database's plans, and the foreign-key checks'
+    plans each connection keeps, are those of empty tables: sequential scans of tables
+    growing by a hundred rows a second."""
+    import psycopg
+
+    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
+    with psycopg.connect(url, autocommit=True) as c:
+        (analyzed,) = c.execute(
+            "SELECT COUNT(*) FROM pg_stat_user_tables WHERE relname = ANY(%s)"
+            " AND last_autoanalyze > to_timestamp(%s)",
+            [list(LOOP_TABLES), moment],
+        ).fetchone()
+    return analyzed == len(LOOP_TABLES)
+
+
 def integrity() -> dict:
     """Duplicates, over-assignment, items and characters' progress miscounted, and
     judgments filed under another study than their item's, over everything the run
