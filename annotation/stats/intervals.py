@@ -96,10 +96,12 @@ def _inverse_chi_square_rule(df: float) -> tuple[np.ndarray, np.ndarray]:
     """Points x and weights w with sum(w f(x)) = E f(df / X), X chi-square with `df`
     degrees of freedom: the trapezoid rule in tau = log(X / 2), whose density
     exp(k tau - e^tau) / Gamma(k) (k = df / 2) is smooth and falls off at both ends, so
-    that the rule converges fast. The step is half the density's spread 1 / sqrt(k)
-    (at most 1/4); points of weight below 1e-15 of the largest are left out."""
+    that the rule converges fast: a step of the density's spread 1 / sqrt(k) (at most
+    1/2) gives the quantile within 2e-6 of half that step, with an eighth of the points
+    in a three-term product (alpha's interval: 1 ms instead of 7); points of weight below
+    1e-15 of the largest are left out."""
     k = df / 2
-    step = 0.5 * min(0.5, 1 / np.sqrt(k))
+    step = min(0.5, 1 / np.sqrt(k))
     low = np.log(k) + np.log(1e-15) / k - 1  # the left tail falls as e^(k tau)
     high = np.log(k) + 3 + 4 * np.log1p(8 / np.sqrt(k))  # the right one as e^(-e^tau)
     tau = np.arange(low, high, step)

@@ -37,7 +37,8 @@ class Rules:
 # effective number of clusters minus one degrees of freedom; 6: no interval, and not
 # enough data, where the effective number of annotators or cells is below two; paired
 # differences adjusted for length and emoji/kaomoji; 7: agreement per round and per
-# character stated as point figures without intervals).
+# character stated as point figures without intervals; the fiducial quadrature's step
+# doubled, the same intervals within 2e-6).
 # tests/annotation/test_methods_version.py ties it to the code.
 METHODS_VERSION = "chatanime-methods/7"
 

@@ -18,7 +18,7 @@ RECORDED = {
     "chatanime-methods/4": "a079ce162903aa97b53f339568f3e6e37594711e3fdbe28a962d81fdc68f6a21",
     "chatanime-methods/5": "3c0d3ca2ce9534153b503cb129403cbd5c35c5e14d9c8b5c4ae09c05500a8e4f",
     "chatanime-methods/6": "6024439d9401cfeda4f6df521af48faeedfa16595f49d54f6c03cee9741bd43e",
-    "chatanime-methods/7": "f101610185d35e6a2984f3dcf0d19a6c1be7f21f43b554e547f067dd08dc66d1",
+    "chatanime-methods/7": "fcff94c4fb56caf8e35c6668f4f8870f25c7011d70bacab12d83a7c6a27432a3",
 }
 
 
