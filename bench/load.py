@@ -10,9 +10,10 @@ autovacuum has analyzed the tables every judgment writes): a deployed server pla
 tables with rows in them, where a fresh database's plans, and the foreign-key checks'
 plans each connection keeps, are sequential scans of empty tables that then grow by a
 hundred rows a second. For each level: judgments/s, p50/p95/p99 of submit + next,
-errors, judgments saved against successful answers, and the CPU milliseconds per judgment of the web workers,
-the results worker, PostgreSQL, Redis and the whole machine; and, on
-the same server, GET /health/ requests/s, so the loop reads as a share of a bare request.
+errors, judgments saved against successful answers, and the CPU milliseconds per
+judgment of the web workers, the results worker, PostgreSQL, Redis and the whole
+machine; and, on the same server, GET /health/ requests/s, so the loop reads as a share
+of a bare request.
 Before that, the queries each annotator page makes are counted in-process.
 
     make bench-load            # or: .venv/bin/python bench/load.py [--users 10,50,200]
@@ -266,23 +267,43 @@ def warm_up(args, accounts, prepared, out_dir, gunicorn, results_worker, host, s
     users = min(50, max(args.users))
     started = time.perf_counter()
     while True:
-        run = run_level(
+        _run, accounts = level_and_left(
             users,
             WARM_UP_ROUND_SECONDS,
-            host,
+            0.0,
             accounts,
-            prepared["metrics"],
+            prepared,
             out_dir,
-            gunicorn.pid,
-            worker_pid=results_worker.pid,
-            redis_url=REDIS_URL,
+            gunicorn,
+            results_worker,
+            host,
         )
-        finished = set(run["finished"])
-        accounts = [a for n, a in enumerate(accounts) if n not in finished]
         spent = time.perf_counter() - started
         analyzed = loop_tables_analyzed_since(since)
         if analyzed or spent > WARM_UP_MOST_SECONDS:
             return accounts, spent, analyzed
+
+
+def level_and_left(
+    users, seconds, think, accounts, prepared, out_dir, gunicorn, results_worker, host
+) -> tuple[dict, list]:
+    """One wrk run of `users` annotators of `accounts`, and the accounts left with work:
+    annotators who finished the work they may do never come back; the others go on with
+    their current item in the next run."""
+    run = run_level(
+        users,
+        seconds,
+        host,
+        accounts,
+        prepared["metrics"],
+        out_dir,
+        gunicorn.pid,
+        think,
+        worker_pid=results_worker.pid,
+        redis_url=REDIS_URL,
+    )
+    finished = set(run["finished"])
+    return run, [a for n, a in enumerate(accounts) if n not in finished]
 
 
 def run_levels(args, levels, accounts, prepared, out_dir, gunicorn, results_worker, host):
@@ -291,22 +312,9 @@ def run_levels(args, levels, accounts, prepared, out_dir, gunicorn, results_work
     for users, think, seconds in levels:
         runs = []
         for _ in range(args.repeat):
-            # Annotators who finished the work they may do never come back; the others
-            # go on with their current item in the next level.
-            run = run_level(
-                users,
-                seconds,
-                host,
-                left,
-                prepared["metrics"],
-                out_dir,
-                gunicorn.pid,
-                think,
-                worker_pid=results_worker.pid,
-                redis_url=REDIS_URL,
+            run, left = level_and_left(
+                users, seconds, think, left, prepared, out_dir, gunicorn, results_worker, host
             )
-            finished = set(run["finished"])
-            left = [a for n, a in enumerate(left) if n not in finished]
             if len(left) < max(users for users, _t, _s in levels):
                 raise SystemExit(f"too few annotators left with work: {len(left)}")
             runs.append(run)

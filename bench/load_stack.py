@@ -86,11 +86,16 @@ def wait_until_up(url, timeout=60):
     raise SystemExit(f"{url} did not come up")
 
 
-def judgments_saved() -> int:
+def scratch_database(autocommit: bool = False):
+    """A connection to the bench's scratch database on the bench's server."""
     import psycopg
 
     url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
-    with psycopg.connect(url) as c:
+    return psycopg.connect(url, autocommit=autocommit)
+
+
+def judgments_saved() -> int:
+    with scratch_database() as c:
         return c.execute("SELECT count(*) FROM annotation_judgment").fetchone()[0]
 
 
@@ -349,10 +354,7 @@ def statistics_refresh() -> None:
     """ANALYZE the scratch database, as autovacuum does on its own while tables grow. A
     server run without autovacuum (as on some development machines) would otherwise keep
     planning every query of later runs for the nearly empty tables of the first."""
-    import psycopg
-
-    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
-    with psycopg.connect(url, autocommit=True) as c:
+    with scratch_database(autocommit=True) as c:
         c.execute("ANALYZE")
 
 
@@ -371,10 +373,7 @@ def loop_tables_analyzed_since(moment: float) -> bool:
     machine's clock). Until then a fresh database's plans, and the foreign-key checks'
     plans each connection keeps, are those of empty tables: sequential scans of tables
     growing by a hundred rows a second."""
-    import psycopg
-
-    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
-    with psycopg.connect(url, autocommit=True) as c:
+    with scratch_database(autocommit=True) as c:
         (analyzed,) = c.execute(
             "SELECT COUNT(*) FROM pg_stat_user_tables WHERE relname = ANY(%s)"
             " AND last_autoanalyze > to_timestamp(%s)",
@@ -387,10 +386,7 @@ def integrity() -> dict:
     """Duplicates, over-assignment, items and characters' progress miscounted, and
     judgments filed under another study than their item's, over everything the run
     saved."""
-    import psycopg
-
-    url = f"{SERVER.rsplit('/', 1)[0]}/{DATABASE}".replace("postgres://", "postgresql://")
-    with psycopg.connect(url) as c:
+    with scratch_database() as c:
         duplicates = c.execute(
             "SELECT count(*) FROM (SELECT 1 FROM annotation_judgment "
             "GROUP BY annotator_id, item_id HAVING count(*) > 1) d"

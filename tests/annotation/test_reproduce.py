@@ -78,8 +78,8 @@ def test_every_figure_is_rebuilt_from_the_snapshot(gold_study, tmp_path):
     assert Judgment.objects.filter(item__study=gold_study).count() > published["judgments"]
     for family, difference in differences.items():
         assert difference.missing == [], family
-        # Figures are published rounded to 6 decimals: two roundings of one number can
-        # differ by one in the last place (`reproduce.TOLERANCE`), nothing more.
+        # Figures are published rounded to 6 decimals: two computations equal to 1e-12
+        # can round one apart in the last place (`reproduce.TOLERANCE`), nothing more.
         assert difference.points <= TOLERANCE, family
         assert difference.compared > 0 or family == "agreement_by_round", family
         # Every interval is a closed form now (two-way cluster-robust), so bounds are
