@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.backends.signals import connection_created
 from django.db.models.signals import m2m_changed, post_delete, post_migrate, post_save
 from django.utils.translation import gettext_lazy as _
 
@@ -25,8 +26,10 @@ class AnnotationConfig(AppConfig):
     def ready(self):
         from . import tasks  # noqa: F401  (registered, so common.enqueue can send them by name)
         from .selectors import metrics_cache_clear
+        from .sql import sqlite_functions
 
         post_migrate.connect(_ensure_metrics, sender=self)
+        connection_created.connect(sqlite_functions, dispatch_uid="annotation-sqlite-functions")
         # A label edited in the admin shows at once in this process, within a minute in
         # the others (selectors.METRICS_CACHE_SECONDS).
         Metric = self.get_model("Metric")

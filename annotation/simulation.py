@@ -17,9 +17,9 @@ from datetime import timedelta
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import transaction
 
-from . import services
+from . import services, sql
 from .models import (
     AnnotatorProfile,
     Assignment,
@@ -89,13 +89,11 @@ def simulate_study(
 
 def seed_the_serving(seed: int) -> None:
     """What serves the items draws too: the lease's coin for the sides from `random`, the
-    order among equally complete items from the database's random(). Seeded here (the
-    latter for this session, on PostgreSQL) so that a seed gives the same study again
-    where the ids are the same (the side schedule is keyed by study and annotator)."""
+    order among equally complete items from the database's draws (`sql.random_draw`).
+    Both seeded here so that a seed gives the same study again where the ids are the same
+    (the side schedule is keyed by study and annotator)."""
     random.seed(seed)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT setseed(%s)", [(seed % 1000) / 1000])
+    sql.seed_random(seed)
 
 
 def _simulate(study: Study, annotators: int, seed: int, workload_sd: float):

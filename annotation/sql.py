@@ -15,6 +15,7 @@ PostgreSQL in CI and on SQLite in `make test-fast`.
 """
 
 import functools
+import random as _random
 from datetime import UTC, datetime
 
 from django.db import connection, connections
@@ -72,6 +73,34 @@ def any_of(column: str, values) -> tuple[str, list]:
     if not values:
         return "1 = 0", []
     return f"{column} IN ({', '.join(['%s'] * len(values))})", values
+
+
+# SQLite's RANDOM() cannot be seeded: on SQLite the serving order's draws come from this
+# generator instead, given to every connection as `serving_random()` (see `random_draw`).
+_SQLITE_DRAWS = _random.Random()
+
+
+def random_draw() -> str:
+    """An SQL expression drawing a random number for an ORDER BY. PostgreSQL's random()
+    is seeded per session with setseed (`seed_random`); SQLite's own cannot be, so there
+    each connection draws from a generator of this process that `seed_random` seeds, and
+    a simulated study (or a test's fans) sees the same order on either database."""
+    return "RANDOM()" if connection.vendor == "postgresql" else "serving_random()"
+
+
+def seed_random(seed: int) -> None:
+    """Seed `random_draw` for this connection (PostgreSQL) or this process (SQLite)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT setseed(%s)", [(seed % 1000) / 1000])
+    else:
+        _SQLITE_DRAWS.seed(seed)
+
+
+def sqlite_functions(sender, connection, **kwargs) -> None:
+    """Connected to `connection_created`: what `random_draw` calls on SQLite."""
+    if connection.vendor == "sqlite":
+        connection.connection.create_function("serving_random", 0, _SQLITE_DRAWS.random)
 
 
 def db_moment(moment: datetime):

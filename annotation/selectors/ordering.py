@@ -100,7 +100,7 @@ def _best(items: Available, limit: int) -> list[int]:
         for (item_id,) in sql.rows(
             f"SELECT i.id FROM annotation_item i WHERE {items.where}"
             f" ORDER BY CASE WHEN i.kind = {sql.literal(ItemKind.DIVERSITY)} THEN 0 ELSE 1 END,"
-            " i.judgment_count DESC, RANDOM() LIMIT %s",
+            f" i.judgment_count DESC, {sql.random_draw()} LIMIT %s",
             [*items.params, limit],
         )
     ]
