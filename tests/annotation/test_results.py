@@ -235,6 +235,18 @@ def test_the_whole_studys_agreement_carries_no_scope_note(client, simulated, res
     assert 'data-testid="agreement-scope"' not in html
 
 
+def test_the_chinese_page_heads_its_intervals_in_chinese(client, simulated, researcher):
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+    client.cookies["django_language"] = "zh-hans"
+
+    html = client.get(f"/results/{study.slug}/").content.decode()
+
+    assert "95% 置信区间" in html
+    assert "95% CI" not in html and "%%" not in html
+
+
 def test_a_study_without_results_says_so(client, study, researcher):
     client.force_login(researcher)
 
