@@ -41,7 +41,7 @@ SCRATCH = "chatanime_bench_loop_cpu"
 TOKEN = re.compile(rb'action="/annotate/([A-Za-z0-9_-]+)/"')
 
 
-def fresh_copy(template: str) -> None:
+def fresh_copy(template: str, case: str) -> None:
     admin_execute(
         f'DROP DATABASE IF EXISTS "{SCRATCH}"', f'CREATE DATABASE "{SCRATCH}" TEMPLATE "{template}"'
     )
@@ -56,6 +56,17 @@ def fresh_copy(template: str) -> None:
     import psycopg
 
     with psycopg.connect(f"{SERVER}/{SCRATCH}", autocommit=True) as connection:
+        # bench/load.py leaves its last case's study open: measure the one asked for.
+        connection.execute(
+            "UPDATE annotation_study SET status ="
+            " CASE WHEN slug = %s THEN 'open' ELSE 'paused' END WHERE slug LIKE 'load-%%'",
+            [f"load-{case}"],
+        )
+        connection.execute(
+            "UPDATE annotation_assignment a SET state = 'expired' FROM annotation_item i"
+            " WHERE a.item_id = i.id AND a.state = 'active'"
+            " AND i.study_id IN (SELECT id FROM annotation_study WHERE status = 'paused')"
+        )
         connection.execute("ANALYZE")
 
 
@@ -102,7 +113,9 @@ def child(args) -> None:
     form = urlencode(
         {**{f"{p}-{slug}": "4" for p in "ab" for slug in PAIR_METRIC_SLUGS}, "preference": "tie"}
     )
-    users = get_user_model().objects.filter(email__startswith="load").order_by("pk")
+    users = (
+        get_user_model().objects.filter(email__startswith=f"load-{args.case}-").order_by("pk")
+    )
     annotators = []
     for user in users[: args.annotators]:
         client = Client(headers={"X-Forwarded-Proto": "https"})
@@ -163,6 +176,7 @@ def child(args) -> None:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", default="chatanime_bench_load", help="kept by load.py")
+    parser.add_argument("--case", choices=("tight", "generous"), default="tight")
     parser.add_argument("--annotators", type=int, default=10)
     parser.add_argument("--judgments", type=int, default=50, help="per annotator and run")
     parser.add_argument("--repeat", type=int, default=3)
@@ -184,7 +198,7 @@ def main():
     )
     runs = []
     for _ in range(args.repeat):
-        fresh_copy(args.database)
+        fresh_copy(args.database, args.case)
         runs.append(one_run(args))
         print(
             f"run: {runs[-1]['judgments']} judgments, web process "
@@ -194,7 +208,8 @@ def main():
     web = statistics.median(r["web_ms"] for r in runs)
     database = statistics.median(r["postgres_ms"] for r in runs)
     print(
-        f"CPU per judgment, median of {len(runs)} runs of {args.annotators} annotators × "
+        f"CPU per judgment ({args.case} case), median of {len(runs)} runs of "
+        f"{args.annotators} annotators × "
         f"{args.judgments}: web process {web:.2f} ms, PostgreSQL {database:.2f} ms, "
         f"together {web + database:.2f} ms"
     )
