@@ -3,7 +3,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from annotation.api.urls import router as api
+from judges.api import JudgeRunViewSet
+
 from . import views
+
+# The researchers' API: the judges' runs join annotation's endpoints here, so that
+# `annotation` never imports `judges` and the API's front page lists them all.
+api.register("judge-runs", JudgeRunViewSet)
 
 # The admin has no log-in form of its own: staff sign in on the site's form (by email,
 # throttled by ACCOUNT_RATE_LIMITS per address and per account, email verified) and come
@@ -25,7 +32,7 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
-    path("api/v1/", include("annotation.api.urls")),
+    path("api/v1/", include(api.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script as a file, so the page needs no inline script.
     path(
