@@ -28,6 +28,9 @@ class PromptLanguage(models.TextChoices):
 
 class JudgeRunStatus(models.TextChoices):
     RUNNING = "running", _("Running")
+    # Stopped by an admin on the judges' page; its verdicts stay, resuming continues it.
+    PAUSED = "paused", _("Paused")
+    CANCELLED = "cancelled", _("Cancelled")
     FAILED = "failed", _("Failed")
     FINISHED = "finished", _("Finished")
 

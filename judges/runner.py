@@ -26,6 +26,10 @@ class RunResult:
 
 def run_to_end(run: JudgeRun, *, on_call: Callable[[str], None] | None = None) -> RunResult:
     def judge(call: PlannedCall) -> str:
+        # A run paused or cancelled on the judges' page stops before its next call, as
+        # the workers' queued calls do.
+        if JudgeRun.objects.filter(pk=run.pk).exclude(status=JudgeRunStatus.RUNNING).exists():
+            return services.CallOutcome.STOPPED
         # One run for every thread: what a call learns of the server (structured output
         # or not) holds for the calls after it.
         return services.judge_call(run=run, planned=call)
@@ -39,7 +43,7 @@ def run_to_end(run: JudgeRun, *, on_call: Callable[[str], None] | None = None) -
             missing=lambda: run_missing_calls(run),
             do=judge,
             failed=services.CallOutcome.FAILED,
-            stopping=frozenset({services.CallOutcome.PERMANENT}),
+            stopping=frozenset({services.CallOutcome.PERMANENT, services.CallOutcome.STOPPED}),
             concurrency=lambda: run.endpoint.concurrency,
             still_running=still_running,
             thread_name="judge",

@@ -36,7 +36,7 @@ def judge_call(run_id: int, item_id: int, order: int, left_slot: int) -> str:
         .first()
     )
     if run is None:
-        return "stopped"
+        return services.CallOutcome.STOPPED
     outcome = services.judge_call(run=run, planned=PlannedCall(item_id, order, left_slot))
     if outcome == services.CallOutcome.RATED and services.run_finish_if_complete(run=run):
         # The pages show the figures as of the run's last verdict.

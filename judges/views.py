@@ -6,13 +6,15 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import HttpResponse, QueryDict
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models import Study
+from collection.forms import RunControlForm
 from collection.models import ModelEndpoint
-from common.forms import REFUSED, attempt
+from common.forms import REFUSED, attempt, submit
 from common.roles import admin_required
 from common.typing import AuthenticatedRequest
 from dialogues.models import Source
@@ -59,3 +61,19 @@ def judge_runs(request: AuthenticatedRequest) -> HttpResponse:
     services.run_enqueue(run=run)
     messages.success(request, _("The judge run has started."))
     return redirect("staff-study", slug=run.study.slug)
+
+
+@admin_required
+@require_POST
+def judge_run_control(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
+    """Pause, resume or cancel a run from the judges' page."""
+    run = get_object_or_404(JudgeRun, pk=run_id)
+    return submit(
+        request,
+        RunControlForm(request.POST),
+        lambda data: services.run_control(run=run, action=data["action"], by=request.user),
+        success=lambda changed: (
+            _("The judge run is now: %(status)s") % {"status": changed.get_status_display()}
+        ),
+        then=reverse("judge-runs"),
+    )

@@ -36,6 +36,10 @@ class AuditAction(models.TextChoices):
     COLLECTION_ACCEPT = "collection.accept", _("Model answer accepted")
     COLLECTION_EDIT = "collection.edit", _("Model answer edited")
     COLLECTION_REGENERATE = "collection.regenerate", _("Model answer discarded and asked again")
+    # The judges app's run controls, named here for the same reason.
+    JUDGE_RUN_PAUSE = "judge.run_pause", _("Judge run paused")
+    JUDGE_RUN_RESUME = "judge.run_resume", _("Judge run resumed")
+    JUDGE_RUN_CANCEL = "judge.run_cancel", _("Judge run cancelled")
     # The panels app's staff action, named here for the same reason.
     PANEL_SETTINGS = "panel.settings", _("Panel settings changed")
     PANEL_OUTCOME = "panel.outcome", _("Panel participant's batch ended")

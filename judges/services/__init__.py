@@ -9,6 +9,7 @@ from .figures import run_figures_refresh, runs_figures_catch_up, study_judges_re
 from .runs import (
     CALL_TASK,
     RUN_ENQUEUE_TASK,
+    run_control,
     run_enqueue,
     run_fail,
     run_finish_if_complete,
@@ -21,6 +22,7 @@ __all__ = [
     "CallOutcome",
     "JudgeError",
     "judge_call",
+    "run_control",
     "run_enqueue",
     "run_fail",
     "run_figures_refresh",

@@ -34,6 +34,7 @@ class CallOutcome:
     FAILED = "failed"
     PERMANENT = "permanent"  # the endpoint refuses everything: stop the run
     ALREADY = "already"  # another pass or process rated it first
+    STOPPED = "stopped"  # the run was paused or cancelled on the judges' page
 
 
 @dataclass

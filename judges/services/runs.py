@@ -5,7 +5,8 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Item, ItemKind, Study
+from annotation.models import AuditAction, Item, ItemKind, Study
+from annotation.services import audit
 from collection.models import EndpointKeyMissing, ModelEndpoint
 from common import enqueue
 from dialogues.models import Source
@@ -80,6 +81,53 @@ def run_finish_if_complete(*, run: JudgeRun) -> bool:
     )
     run.refresh_from_db(fields=["status", "finished_at"])
     return run.status == JudgeRunStatus.FINISHED
+
+
+_AUDITED = {
+    "pause": AuditAction.JUDGE_RUN_PAUSE,
+    "resume": AuditAction.JUDGE_RUN_RESUME,
+    "cancel": AuditAction.JUDGE_RUN_CANCEL,
+}
+_TRANSITIONS = {
+    "pause": ({JudgeRunStatus.RUNNING}, JudgeRunStatus.PAUSED),
+    "resume": ({JudgeRunStatus.PAUSED, JudgeRunStatus.FAILED}, JudgeRunStatus.RUNNING),
+    "cancel": (
+        {JudgeRunStatus.RUNNING, JudgeRunStatus.PAUSED, JudgeRunStatus.FAILED},
+        JudgeRunStatus.CANCELLED,
+    ),
+}
+
+
+def run_control(*, run: JudgeRun, action: str, by=None) -> JudgeRun:
+    """Pause, resume or cancel, as a collection run's controls do. Calls in flight finish
+    and are kept; queued ones find the run stopped and call no model. Resuming enqueues
+    the missing calls again; starting the same configuration again continues any run,
+    a cancelled one too."""
+    if action not in _TRANSITIONS:
+        raise JudgeError("bad_action", f"unknown action {action!r}")
+    allowed_from, to = _TRANSITIONS[action]
+    with transaction.atomic():
+        run = JudgeRun.objects.select_for_update().select_related("study").get(pk=run.pk)
+        if run.status not in allowed_from:
+            raise JudgeError(
+                "bad_transition", f"a {run.get_status_display().lower()} run cannot be {action}d"
+            )
+        before = run.status
+        run.status = to
+        if to == JudgeRunStatus.RUNNING:
+            run.error = ""
+        run.save(update_fields=["status", "error"])
+        audit.record(
+            actor=by,
+            action=_AUDITED[action],
+            target=run,
+            target_label=f"{run.model} on {run.study.slug} #{run.pk}",
+            before={"status": before},
+            after={"status": to},
+        )
+        if to == JudgeRunStatus.RUNNING:
+            run_enqueue(run=run)
+    return run
 
 
 RUN_ENQUEUE_TASK = "judges.tasks.judge_run_enqueue"

@@ -63,6 +63,11 @@ class Command(BaseCommand):
                 f"stopped on a permanent error: {result.error}\n"
                 f"{progress.rated} verdicts are kept; fix the cause and run the same command again."
             )
+        if result.status in (JudgeRunStatus.PAUSED, JudgeRunStatus.CANCELLED):
+            raise CommandError(
+                f"the run was {result.status} on the judges' page; {progress.rated} verdicts "
+                "are kept. Run the same command again to continue it."
+            )
         if result.status != JudgeRunStatus.FINISHED:
             last = progress.failures[0] if progress.failures else "none"
             raise CommandError(
