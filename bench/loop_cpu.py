@@ -14,8 +14,14 @@ and statements, not of the machine under load.
     .venv/bin/python bench/load.py --users 10 --crowd '' --seconds 50 --keep
     .venv/bin/python bench/loop_cpu.py --repeat 3
 
-To compare two commits, run the script of each checkout against the same kept database;
-each copy is migrated forward by the checkout that measures it.
+To compare two commits, give the other checkout with `--against DIR` (a `git worktree`):
+the runs alternate between the two, each on a fresh copy migrated by the checkout it
+measures, and the medians of both are printed with their ratio. On a shared two-core
+machine the same code's figures drift by a tenth or more within minutes; only runs that
+alternate can tell a change of a few percent from that drift.
+
+    git worktree add /tmp/before HEAD~1
+    .venv/bin/python bench/loop_cpu.py --repeat 3 --against /tmp/before
 """
 
 import argparse
@@ -41,14 +47,14 @@ SCRATCH = "chatanime_bench_loop_cpu"
 TOKEN = re.compile(rb'action="/annotate/([A-Za-z0-9_-]+)/"')
 
 
-def fresh_copy(template: str, case: str) -> None:
+def fresh_copy(template: str, case: str, code: Path = REPO) -> None:
     admin_execute(
         f'DROP DATABASE IF EXISTS "{SCRATCH}"', f'CREATE DATABASE "{SCRATCH}" TEMPLATE "{template}"'
     )
     env = {**os.environ, **django_env()}
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput"],
-        cwd=REPO,
+        cwd=code,
         env=env,
         check=True,
         capture_output=True,
@@ -70,18 +76,22 @@ def fresh_copy(template: str, case: str) -> None:
         connection.execute("ANALYZE")
 
 
-def one_run(args) -> dict:
-    """A child process per run: Django is set up once per process, against the copy."""
+def one_run(args, code: Path = REPO) -> dict:
+    """A child process per run: Django is set up once per process, against the copy, with
+    the code of the checkout `code`."""
     out = subprocess.run(
         [sys.executable, __file__, "--child", *sys.argv[1:]],
-        cwd=REPO,
-        env={**os.environ, **django_env()},
+        cwd=code,
+        env={**os.environ, **django_env(), "LOOP_CPU_CODE": str(code)},
         capture_output=True,
         text=True,
     )
     if out.returncode:
         raise SystemExit(f"the measured run failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    if Path(found["code"]) != code:
+        raise SystemExit(f"the run measured the code of {found['code']}, not of {code}")
+    return found
 
 
 def django_env(database: str = SCRATCH) -> dict:
@@ -99,6 +109,8 @@ def django_env(database: str = SCRATCH) -> dict:
 
 
 def child(args) -> None:
+    # The measured checkout's code before this one's (the same with no --against).
+    sys.path.insert(0, os.environ.get("LOOP_CPU_CODE", str(REPO)))
     import django
 
     django.setup()
@@ -107,15 +119,14 @@ def child(args) -> None:
     from django.db import connection
     from django.test import Client
 
+    import annotation
     from annotation.metric_definitions import PAIR_METRIC_SLUGS
 
     redis.Redis.from_url(REDIS_URL).flushdb()
     form = urlencode(
         {**{f"{p}-{slug}": "4" for p in "ab" for slug in PAIR_METRIC_SLUGS}, "preference": "tie"}
     )
-    users = (
-        get_user_model().objects.filter(email__startswith=f"load-{args.case}-").order_by("pk")
-    )
+    users = get_user_model().objects.filter(email__startswith=f"load-{args.case}-").order_by("pk")
     annotators = []
     for user in users[: args.annotators]:
         client = Client(headers={"X-Forwarded-Proto": "https"})
@@ -166,6 +177,8 @@ def child(args) -> None:
         json.dumps(
             {
                 "judgments": judgments,
+                # Where the measured code came from, checked by the parent.
+                "code": str(Path(annotation.__file__).resolve().parent.parent),
                 "postgres_ms": (backend_cpu() - database_before) / judgments * 1000,
                 "web_ms": (time.process_time() - own_before) / judgments * 1000,
             }
@@ -183,36 +196,51 @@ def main():
     parser.add_argument(
         "--profile", metavar="FILE", help="write a cProfile of the web process's loop to FILE"
     )
+    parser.add_argument(
+        "--against", metavar="DIR", help="another checkout to alternate runs with (compare)"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args)
         return
-    # The production settings serve static files from collectstatic's manifest.
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput"],
-        cwd=REPO,
-        env={**os.environ, **django_env()},
-        check=True,
-        capture_output=True,
-    )
-    runs = []
-    for _ in range(args.repeat):
-        fresh_copy(args.database, args.case)
-        runs.append(one_run(args))
-        print(
-            f"run: {runs[-1]['judgments']} judgments, web process "
-            f"{runs[-1]['web_ms']:.2f} ms, PostgreSQL {runs[-1]['postgres_ms']:.2f} ms"
+    checkouts = {"this checkout": REPO}
+    if args.against:
+        checkouts["--against"] = Path(args.against).resolve()
+    for code in checkouts.values():
+        # The production settings serve static files from collectstatic's manifest.
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput"],
+            cwd=code,
+            env={**os.environ, **django_env()},
+            check=True,
+            capture_output=True,
         )
+    runs: dict[str, list[dict]] = {name: [] for name in checkouts}
+    for _ in range(args.repeat):
+        for name, code in checkouts.items():
+            fresh_copy(args.database, args.case, code)
+            runs[name].append(one_run(args, code))
+            print(
+                f"run ({name}): {runs[name][-1]['judgments']} judgments, web process "
+                f"{runs[name][-1]['web_ms']:.2f} ms, PostgreSQL "
+                f"{runs[name][-1]['postgres_ms']:.2f} ms",
+                flush=True,
+            )
     admin_execute(f'DROP DATABASE IF EXISTS "{SCRATCH}"')
-    web = statistics.median(r["web_ms"] for r in runs)
-    database = statistics.median(r["postgres_ms"] for r in runs)
-    print(
-        f"CPU per judgment ({args.case} case), median of {len(runs)} runs of "
-        f"{args.annotators} annotators × "
-        f"{args.judgments}: web process {web:.2f} ms, PostgreSQL {database:.2f} ms, "
-        f"together {web + database:.2f} ms"
-    )
+    together = {}
+    for name, found in runs.items():
+        web = statistics.median(r["web_ms"] for r in found)
+        database = statistics.median(r["postgres_ms"] for r in found)
+        together[name] = web + database
+        print(
+            f"CPU per judgment ({name}, {args.case} case), median of {len(found)} runs of "
+            f"{args.annotators} annotators × {args.judgments}: web process {web:.2f} ms, "
+            f"PostgreSQL {database:.2f} ms, together {web + database:.2f} ms"
+        )
+    if args.against:
+        ratio = together["this checkout"] / together["--against"]
+        print(f"this checkout against --against, CPU per judgment together: {ratio:.1%}")
 
 
 if __name__ == "__main__":
