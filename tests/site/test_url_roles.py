@@ -89,6 +89,8 @@ ROLE_OF = {
     "judgment-detail": RESEARCHER,
     "rating-list": RESEARCHER,
     "rating-detail": RESEARCHER,
+    "judgerun-list": RESEARCHER,
+    "judgerun-detail": RESEARCHER,
     "api-schema": PUBLIC,
     "api-docs": PUBLIC,
     # Study managers: screening, annotators, studies, writing runs and review.
@@ -126,6 +128,7 @@ ROLE_OF = {
     "collection-runs": ADMIN,
     # A judge run spends money on someone's API key, as a collection run does.
     "judge-runs": ADMIN,
+    "judge-run-control": ADMIN,
     "collection-run": ADMIN,
     "collection-run-control": ADMIN,
     "collection-answer-review": ADMIN,
