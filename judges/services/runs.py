@@ -121,7 +121,7 @@ def run_control(*, run: JudgeRun, action: str, by=None) -> JudgeRun:
             actor=by,
             action=_AUDITED[action],
             target=run,
-            target_label=f"{run.model} on {run.study.slug} #{run.pk}",
+            target_label=str(run),
             before={"status": before},
             after={"status": to},
         )
