@@ -11,6 +11,7 @@ from django.utils import timezone
 from annotation.models import AuditAction
 from annotation.services import audit
 from common import enqueue
+from common.run_controls import RunControls
 from dialogues.models import Character, Scenario, SourceKind
 from dialogues.services import SourceKindConflict, source_get_or_create
 
@@ -114,46 +115,10 @@ def run_finish_if_complete(*, run: CollectionRun) -> bool:
     return run.status == RunStatus.FINISHED
 
 
-_AUDITED = {
-    "pause": AuditAction.COLLECTION_RUN_PAUSE,
-    "resume": AuditAction.COLLECTION_RUN_RESUME,
-    "cancel": AuditAction.COLLECTION_RUN_CANCEL,
-}
-_TRANSITIONS = {
-    "pause": ({RunStatus.RUNNING}, RunStatus.PAUSED),
-    "resume": ({RunStatus.PAUSED, RunStatus.FAILED}, RunStatus.RUNNING),
-    "cancel": ({RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.FAILED}, RunStatus.CANCELLED),
-}
-
-
 def run_control(*, run: CollectionRun, action: str, by=None) -> CollectionRun:
     """Pause, resume or cancel. Cells in flight finish their current call and stop; the
     answers collected so far stay. Resuming enqueues the missing cells again."""
-    if action not in _TRANSITIONS:
-        raise CollectionError("bad_action", f"unknown action {action!r}")
-    allowed_from, to = _TRANSITIONS[action]
-    with transaction.atomic():
-        run = CollectionRun.objects.select_for_update().get(pk=run.pk)
-        if run.status not in allowed_from:
-            raise CollectionError(
-                "bad_transition", f"a {run.get_status_display().lower()} run cannot be {action}d"
-            )
-        before = run.status
-        run.status = to
-        if to == RunStatus.RUNNING:
-            run.error = ""
-        run.save(update_fields=["status", "error"])
-        audit.record(
-            actor=by,
-            action=_AUDITED[action],
-            target=run,
-            target_label=_run_label(run),
-            before={"status": before},
-            after={"status": to},
-        )
-        if to == RunStatus.RUNNING:
-            run_enqueue(run=run)
-    return run
+    return _CONTROLS.apply(run=run, action=action, by=by)
 
 
 RUN_ENQUEUE_TASK = "collection.tasks.collection_run_enqueue"
@@ -183,3 +148,17 @@ def runs_stalled_resume() -> list[int]:
     if resumed:
         logger.info("sent %d stalled collection run(s) again: %s", len(resumed), resumed)
     return resumed
+
+
+_CONTROLS = RunControls(
+    model=CollectionRun,
+    statuses=RunStatus,
+    audited={
+        "pause": AuditAction.COLLECTION_RUN_PAUSE,
+        "resume": AuditAction.COLLECTION_RUN_RESUME,
+        "cancel": AuditAction.COLLECTION_RUN_CANCEL,
+    },
+    refusal=CollectionError,
+    record=audit.record,
+    enqueue=run_enqueue,
+)

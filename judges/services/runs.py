@@ -9,6 +9,7 @@ from annotation.models import AuditAction, Item, ItemKind, Study
 from annotation.services import audit
 from collection.models import EndpointKeyMissing, ModelEndpoint
 from common import enqueue
+from common.run_controls import RunControls
 from dialogues.models import Source
 
 from ..models import JudgeRun, JudgeRunStatus
@@ -83,51 +84,12 @@ def run_finish_if_complete(*, run: JudgeRun) -> bool:
     return run.status == JudgeRunStatus.FINISHED
 
 
-_AUDITED = {
-    "pause": AuditAction.JUDGE_RUN_PAUSE,
-    "resume": AuditAction.JUDGE_RUN_RESUME,
-    "cancel": AuditAction.JUDGE_RUN_CANCEL,
-}
-_TRANSITIONS = {
-    "pause": ({JudgeRunStatus.RUNNING}, JudgeRunStatus.PAUSED),
-    "resume": ({JudgeRunStatus.PAUSED, JudgeRunStatus.FAILED}, JudgeRunStatus.RUNNING),
-    "cancel": (
-        {JudgeRunStatus.RUNNING, JudgeRunStatus.PAUSED, JudgeRunStatus.FAILED},
-        JudgeRunStatus.CANCELLED,
-    ),
-}
-
-
 def run_control(*, run: JudgeRun, action: str, by=None) -> JudgeRun:
     """Pause, resume or cancel, as a collection run's controls do. Calls in flight finish
     and are kept; queued ones find the run stopped and call no model. Resuming enqueues
     the missing calls again; starting the same configuration again continues any run,
     a cancelled one too."""
-    if action not in _TRANSITIONS:
-        raise JudgeError("bad_action", f"unknown action {action!r}")
-    allowed_from, to = _TRANSITIONS[action]
-    with transaction.atomic():
-        run = JudgeRun.objects.select_for_update().select_related("study").get(pk=run.pk)
-        if run.status not in allowed_from:
-            raise JudgeError(
-                "bad_transition", f"a {run.get_status_display().lower()} run cannot be {action}d"
-            )
-        before = run.status
-        run.status = to
-        if to == JudgeRunStatus.RUNNING:
-            run.error = ""
-        run.save(update_fields=["status", "error"])
-        audit.record(
-            actor=by,
-            action=_AUDITED[action],
-            target=run,
-            target_label=str(run),
-            before={"status": before},
-            after={"status": to},
-        )
-        if to == JudgeRunStatus.RUNNING:
-            run_enqueue(run=run)
-    return run
+    return _CONTROLS.apply(run=run, action=action, by=by)
 
 
 RUN_ENQUEUE_TASK = "judges.tasks.judge_run_enqueue"
@@ -137,3 +99,17 @@ CALL_TASK = "judges.tasks.judge_call"
 def run_enqueue(*, run: JudgeRun) -> None:
     """Hand the run's missing calls to the workers once the transaction commits."""
     enqueue.on_commit(RUN_ENQUEUE_TASK, run.pk)
+
+
+_CONTROLS = RunControls(
+    model=JudgeRun,
+    statuses=JudgeRunStatus,
+    audited={
+        "pause": AuditAction.JUDGE_RUN_PAUSE,
+        "resume": AuditAction.JUDGE_RUN_RESUME,
+        "cancel": AuditAction.JUDGE_RUN_CANCEL,
+    },
+    refusal=JudgeError,
+    record=audit.record,
+    enqueue=run_enqueue,
+)
