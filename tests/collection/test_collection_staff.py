@@ -94,6 +94,16 @@ def test_only_admins_reach_the_collection_pages(client, world, visitor):
     assert world["server"].requests == []
 
 
+def test_without_an_endpoint_the_page_says_where_to_add_one(client, world):
+    client.force_login(world["admin"])
+    assert 'data-testid="start-run"' in client.get(reverse("collection-runs")).content.decode()
+    ModelEndpoint.objects.all().delete()
+    page = client.get(reverse("collection-runs")).content.decode()
+    assert 'data-testid="no-endpoints"' in page
+    assert reverse("admin:collection_modelendpoint_add") in page
+    assert 'data-testid="start-run"' not in page
+
+
 def test_an_admin_starts_a_run_and_watches_it_finish(client, world):
     client.force_login(world["admin"])
 

@@ -63,6 +63,23 @@ def test_the_start_form_comes_empty_where_nothing_was_chosen(client, world):
     assert "dict_items" not in page
 
 
+def test_without_an_endpoint_the_page_says_where_to_add_one(client, world):
+    ModelEndpoint.objects.all().delete()
+    client.force_login(world["admin"])
+    page = client.get(reverse("judge-runs")).content.decode()
+    assert 'data-testid="no-endpoints"' in page
+    assert reverse("admin:collection_modelendpoint_add") in page
+    assert 'data-testid="start-judge-run"' not in page
+    client.cookies["django_language"] = "zh-hans"
+    assert "还没有模型端点" in client.get(reverse("judge-runs")).content.decode()
+
+
+def test_with_an_endpoint_the_start_form_is_shown(client, world):
+    client.force_login(world["admin"])
+    page = client.get(reverse("judge-runs")).content.decode()
+    assert 'data-testid="start-judge-run"' in page and 'data-testid="no-endpoints"' not in page
+
+
 def test_an_admin_starts_a_judge_run_and_the_workers_judge_every_pair(client, world):
     client.force_login(world["admin"])
 
