@@ -17,8 +17,40 @@ def record(
 ) -> AuditEvent:
     """`target` is the model instance acted on; `actor` None means the platform itself
     (an automatic pause, a command run without a user)."""
+    event = event_of(
+        actor=actor,
+        action=action,
+        target=target,
+        study=study,
+        before=before,
+        after=after,
+        note=note,
+        target_label=target_label,
+    )
+    event.save()
+    return event
+
+
+def record_all(events: list[AuditEvent]) -> None:
+    """Several events (`event_of`) written in one statement: one action over many
+    targets."""
+    AuditEvent.objects.bulk_create(events)
+
+
+def event_of(
+    *,
+    actor,
+    action: str,
+    target,
+    study: Study | None = None,
+    before: dict | None = None,
+    after: dict | None = None,
+    note: str = "",
+    target_label: str = "",
+) -> AuditEvent:
+    """The event `record` writes, not yet written."""
     actor = actor if actor is not None and actor.is_authenticated else None
-    return AuditEvent.objects.create(
+    return AuditEvent(
         actor=actor,
         actor_label=actor.email if actor is not None else "",
         action=action,

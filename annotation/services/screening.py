@@ -23,6 +23,7 @@ from ..models import (
     Study,
     StudyStatus,
 )
+from ..selectors.staffing import staffing_changed
 from .errors import AnnotationError
 
 MAX_QUIZ_ATTEMPTS = 2
@@ -219,16 +220,75 @@ def annotator_admit(
     if not wanted:
         raise AnnotationError("no_characters", _("Choose at least one character you know well."))
     note = plain_text(note)
-    for _pk, character in sorted(wanted.items()):
-        qualification, _created = Qualification.objects.get_or_create(
-            profile=profile, character=character
-        )
-        qualification.profile = profile  # the locked row, which `_review_one` approves
-        _review_one(qualification, reviewer=actor, approve=True, note=note)
+    _approve_all(profile, [wanted[pk] for pk in sorted(wanted)], reviewer=actor, note=note)
     if members_only and not profile.members_only:
         profile.members_only = True
         profile.save(update_fields=["members_only"])
     return profile
+
+
+def _approve_all(profile: AnnotatorProfile, characters: list[Character], *, reviewer, note: str):
+    """`_review_one`'s approval for every one of `characters` at once, in a number of
+    statements that does not grow with them: a panel's burst of arrivals admits each
+    participant for as many characters as they chose. The audit trail is the one
+    `_review_one` leaves, character by character. Written in bulk, the rows fire no
+    save signals, so the copies those signals keep fresh (every process's staffing, the
+    annotator's worklist plans) are told here."""
+    from . import audit
+    from .worklists import plans_forget
+
+    now = timezone.now()
+    had = {
+        qualification.character_id: qualification
+        for qualification in Qualification.objects.filter(profile=profile, character__in=characters)
+    }
+    approved = {
+        "status": QualificationStatus.APPROVED,
+        "reviewed_by": reviewer,
+        "reviewed_at": now,
+        "review_note": note,
+    }
+    created = Qualification.objects.bulk_create(
+        [
+            Qualification(profile=profile, character=character, **approved)
+            for character in characters
+            if character.pk not in had
+        ]
+    )
+    Qualification.objects.filter(pk__in=[q.pk for q in had.values()]).update(**approved)
+    # Both databases return the new rows' keys (RETURNING), which their audit rows name.
+    by_character = {q.character_id: q for q in [*created, *had.values()]}
+    profile_before = profile.status
+    if profile.status in (ProfileStatus.APPLIED, ProfileStatus.SCREENING, ProfileStatus.REJECTED):
+        profile.status = ProfileStatus.APPROVED
+        profile.save(update_fields=["status"])
+    events = []
+    for character in characters:
+        previous = had.get(character.pk)
+        events.append(
+            audit.event_of(
+                actor=reviewer,
+                action=AuditAction.QUALIFICATION_APPROVE,
+                target=by_character[character.pk],
+                target_label=f"{profile.pseudonym} / {character.key}",
+                before={
+                    "status": previous.status if previous else QualificationStatus.CLAIMED,
+                    "profile_status": profile_before,
+                    "review_note": previous.review_note if previous else "",
+                },
+                after={
+                    "status": QualificationStatus.APPROVED,
+                    "profile_status": profile.status,
+                    "review_note": note,
+                },
+                note=note,
+            )
+        )
+        # `_review_one` approved one at a time: the profile was approved by the first.
+        profile_before = profile.status
+    audit.record_all(events)
+    staffing_changed()
+    plans_forget(profile.user_id)
 
 
 def _review_one(qualification: Qualification, *, reviewer, approve: bool, note: str) -> None:

@@ -312,3 +312,28 @@ def test_a_participant_is_offered_neither_writing_nor_logging_out(client, panel,
 
     assert 'data-testid="write-nav"' not in page and "Log out" not in page
     assert 'data-testid="panel-begin"' in page and "minutes left" in page
+
+
+def test_choosing_three_characters_costs_as_many_statements_as_choosing_one(client, study):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from dialogues.models import Character
+
+    characters = list(Character.objects.order_by("pk"))
+    assert len(characters) == 3
+    panel = make_panel_study(study, items_per_participant=ITEMS)
+
+    def statements_to_choose(chosen, pid) -> int:
+        client.cookies.clear()
+        join(client, panel, pid)
+        client.post(start_url(panel), {"step": "consent", "agree": "yes"})
+        form = {"step": "characters", "characters": [c.pk for c in chosen]}
+        with CaptureQueriesContext(connection) as queries:
+            assert client.post(start_url(panel), form).status_code == 302
+        return len(queries.captured_queries)
+
+    one = statements_to_choose(characters[:1], "5f0000000000000000000001")
+    three = statements_to_choose(characters, "5f0000000000000000000003")
+
+    assert three == one, (one, three)
