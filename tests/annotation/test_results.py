@@ -440,3 +440,17 @@ def test_style_adjusted_differences_are_fitted_on_the_answers_lengths(
     client.force_login(researcher)
     html = client.get(f"/results/{study.slug}/").content.decode()
     assert 'data-testid="style-adjusted"' in html
+
+
+def test_the_results_page_takes_the_screens_width_for_its_leaderboard(
+    client, simulated, researcher
+):
+    # Nine metrics and three dimensions with intervals do not fit the 960 px of a form page.
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+
+    html = client.get(f"/results/{study.slug}/").content.decode()
+
+    assert '<main class="wide">' in html
+    assert '<main class="wide">' not in client.get("/results/").content.decode()
