@@ -25,8 +25,8 @@ reproduce, and cheap at a million ratings.
   annotators and 14 at 40, not 9 and 39; that t interval covered 93-94 %). The interval is
   therefore the generalized (fiducial) one of the sum, each term as uncertain as its own
   effective number of clusters makes it (`intervals.fiducial_half_width`; one term: t).
-- ICC(1,k): the same jackknife terms with the usual (G - 1) / G, and t on the effective
-  number of cells or annotators (the fewer) minus one (`intervals.effective_clusters`).
+- ICC(1,k): alpha's terms and interval, from left-out estimates of the same number of
+  ratings per unit as the study's (`icc_two_way` says why).
 - Bradley-Terry: the sandwich. Each comparison's influence on the centred strengths is
   H^-1 times its score; per source the influences are clustered as means are, with the
   means' t quantile.
@@ -48,20 +48,6 @@ from .intervals import (
     t_quantile,
     two_way_cluster_means,
 )
-
-
-def _jackknife_variance(without, clusters: int, sizes) -> tuple[float, float]:
-    """(G - 1) / G times the spread of the estimates with one cluster left out, and the
-    effective number of clusters behind it (`intervals.effective_clusters`, from each
-    cluster's share of the spread and its size)."""
-    finite = np.isfinite(without)
-    without, sizes = without[finite], np.asarray(sizes, dtype=float)[finite]
-    if clusters < 2 or len(without) < 2:
-        return float("nan"), float("nan")
-    shares = (clusters - 1) / clusters * (without - without.mean()) ** 2
-    m1, m2, m3, m4 = (np.sum(sizes**k) for k in (1, 2, 3, 4))
-    effective = effective_clusters(m1, m2, m3, m4, shares.sum(), (sizes * shares).sum())
-    return float(shares.sum()), float(effective)
 
 
 def _cr2_jackknife_variance(without, estimate: float, sizes) -> tuple[float, float]:
@@ -250,18 +236,24 @@ def alpha_interval(found: AlphaLeftOut, confidence: float = 0.95) -> AlphaEstima
     if not found.left_out:
         return AlphaEstimate(alpha, nan, nan, found.n_units)
     terms = [_cr2_jackknife_variance(without, alpha, sizes) for without, sizes in found.left_out]
-    (v_c, _e), (v_a, _e), (v_ca, _e) = terms
-    df = [effective - 1 for _v, effective in terms]
-    if v_c + v_a - v_ca > 0:
-        half = fiducial_half_width([v_c, v_a, v_ca], df, [1, 1, -1], confidence)
-    else:
-        # As for means: the larger one-way variance when the difference is not positive
-        # (Cameron, Gelbach and Miller, section 2.3), then Student's t on its own df.
-        larger = 0 if v_c >= v_a else 1
-        half = fiducial_half_width([terms[larger][0]], [df[larger]], [1], confidence)
+    half = _generalized_half_width(terms, confidence)
     if not np.isfinite(half):
         return AlphaEstimate(alpha, nan, nan, found.n_units)
     return AlphaEstimate(alpha, alpha - half, min(alpha + half, 1.0), found.n_units)
+
+
+def _generalized_half_width(terms, confidence: float) -> float:
+    """The half-width of the generalized (fiducial) interval of V_cells + V_annotators -
+    V_intersection from the three (variance, effective clusters) terms, each on its
+    effective number of clusters minus one degrees of freedom; when the sum is not
+    positive, the larger one-way variance with Student's t on its own, as for means
+    (Cameron, Gelbach and Miller, section 2.3)."""
+    (v_c, _e), (v_a, _e), (v_ca, _e) = terms
+    df = [effective - 1 for _v, effective in terms]
+    if v_c + v_a - v_ca > 0:
+        return fiducial_half_width([v_c, v_a, v_ca], df, [1, 1, -1], confidence)
+    larger = 0 if v_c >= v_a else 1
+    return fiducial_half_width([terms[larger][0]], [df[larger]], [1], confidence)
 
 
 @dataclass
@@ -328,19 +320,47 @@ def _icc_from_totals(units, n, squares_of_sums, total, squares):
         return np.where((units >= 2) & (n > units) & (between != 0), 1 - within / between, np.nan)
 
 
+def _ratings_per_unit(units, n, squared_sizes):
+    """The one-way ANOVA's k0, the ratings per unit of an unbalanced design: ICC(1,k)
+    is the single-rating ICC(1) stepped up to k0 ratings by Spearman-Brown."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (n - squared_sizes / n) / (units - 1)
+
+
+def _icc_at(k0, units, n, squares_of_sums, total, squares, squared_sizes):
+    """ICC(1,k) for k0 ratings per unit from totals (as `_icc_from_totals`, with the sum
+    over units of their ratings squared): the totals' own ICC(1), stepped up to k0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        between = (squares_of_sums - total**2 / n) / (units - 1)
+        within = (squares - squares_of_sums) / (n - units)
+        own_k0 = _ratings_per_unit(units, n, squared_sizes)
+        single = (between - within) / (between + (own_k0 - 1) * within)
+        stepped = k0 * single / (1 + (k0 - 1) * single)
+        return np.where((units >= 2) & (n > units) & (between != 0), stepped, np.nan)
+
+
 def icc_two_way(unit, value, annotator, cell, *, confidence: float = 0.95) -> AlphaEstimate:
     """ICC(1,k) (as `agreement.icc_1k`) with a two-way (cells, annotators)
-    cluster-robust t interval: each one-way variance a delete-one-cluster jackknife
-    with the usual (G - 1) / G, their sum minus the intersection's, t on the effective
-    number of cells or annotators (the fewer) minus one.
+    cluster-robust interval, built as alpha's (`alpha_interval`): each one-way variance
+    a CR2-weighted delete-one-cluster jackknife, and the generalized interval of their
+    sum minus the intersection's.
 
     With annotators assigned to items at random, the one-way estimator targets the same
     agreement of the mean of k ratings as the two-way random-effects ICC(A,k) (McGraw
     and Wong 1996): annotators' leniency is part of the within-unit spread. What the
     one-way F-based interval would get wrong is that units share annotators and cells;
     the clustered jackknife does not assume they are independent. ICC depends on the
-    ratings only through five totals, so leaving a cluster out subtracts what its
-    ratings add to them (a unit left with one rating drops out)."""
+    ratings only through a few totals, so leaving a cluster out subtracts what its
+    ratings add to them (a unit left with one rating drops out).
+
+    ICC(1,k) grows with k, and leaving an annotator out takes a rating from each unit
+    they rated: the estimate without them is of fewer ratings per unit, lower for that
+    reason alone, and most so for an annotator who did much of the work. So each
+    left-out estimate is the single-rating ICC(1) of what is left, stepped up to the
+    full study's ratings per unit (Spearman-Brown): the same quantity as the estimate,
+    with only the sample changed. Without that step the spread of the left-out
+    estimates measured how unequal the workloads were, and intervals covered 98-99 %
+    with skewed workloads (bench/README.md)."""
     value = np.asarray(value, dtype=float)
     unit, annotator, cell = (np.asarray(a, dtype=np.int64) for a in (unit, annotator, cell))
     nan = float("nan")
@@ -353,18 +373,28 @@ def icc_two_way(unit, value, annotator, cell, *, confidence: float = 0.95) -> Al
     pairable = m >= 2
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(pairable, s**2 / m, 0.0)
-    # What each unit adds to the five totals, and what it adds without one rating.
-    unit_totals = np.stack([pairable * 1.0, pairable * m, share, pairable * s, pairable * q])
+    # What each unit adds to the six totals, and what it adds without one rating.
+    unit_totals = np.stack(
+        [pairable * 1.0, pairable * m, share, pairable * s, pairable * q, pairable * m**2]
+    )
     totals = unit_totals.sum(axis=1)
-    icc = float(_icc_from_totals(*totals))
+    icc = float(_icc_from_totals(*totals[:5]))
     if not np.isfinite(icc):
         return AlphaEstimate(icc, nan, nan, int(pairable.sum()))
+    k0 = _ratings_per_unit(totals[0], totals[1], totals[5])
     rest_m, rest_s = m[unit] - 1, s[unit] - value
     kept = rest_m >= 2
     with np.errstate(invalid="ignore", divide="ignore"):
         rest_share = np.where(kept, rest_s**2 / rest_m, 0.0)
     rest_totals = np.stack(
-        [kept * 1.0, kept * rest_m, rest_share, kept * rest_s, kept * (q[unit] - value**2)]
+        [
+            kept * 1.0,
+            kept * rest_m,
+            rest_share,
+            kept * rest_s,
+            kept * (q[unit] - value**2),
+            kept * rest_m**2,
+        ]
     )
     taken = unit_totals[:, unit] - rest_totals  # per rating: what leaving it out removes
 
@@ -374,27 +404,18 @@ def icc_two_way(unit, value, annotator, cell, *, confidence: float = 0.95) -> Al
     cell_of_unit = np.zeros(len(m), dtype=np.int64)
     cell_of_unit[unit] = cell
     terms = []
-    for members, removed in (
-        (cell_of_unit, unit_totals),  # a cell's units leave whole
-        (annotator, taken),
-        (both, taken),
+    for members, removed, weights in (
+        (cell_of_unit, unit_totals, m),  # a cell's units leave whole, with their ratings
+        (annotator, taken, None),
+        (both, taken, None),
     ):
         clusters = int(members.max()) + 1
         left = totals[:, None] - np.stack(
             [np.bincount(members, weights=row, minlength=clusters) for row in removed]
         )
-        terms.append(
-            _jackknife_variance(
-                _icc_from_totals(*left), clusters, np.bincount(members, minlength=clusters)
-            )
-        )
-    (v_c, effective_c), (v_a, effective_a), (v_ca, _e) = terms
-    variance = v_c + v_a - v_ca
-    if not variance > 0:
-        variance = np.fmax(v_c, v_a)
-    half = float(t_quantile(min(effective_c, effective_a) - 1, confidence)) * float(
-        np.sqrt(variance)
-    )
+        ratings = np.bincount(members, weights=weights, minlength=clusters)
+        terms.append(_cr2_jackknife_variance(_icc_at(k0, *left), icc, ratings))
+    half = _generalized_half_width(terms, confidence)
     if not np.isfinite(half):
         return AlphaEstimate(icc, nan, nan, int(pairable.sum()))
     return AlphaEstimate(icc, icc - half, min(icc + half, 1.0), int(pairable.sum()))

@@ -178,6 +178,31 @@ def test_the_icc_of_five_totals_is_the_one_way_icc():
     assert float(_icc_from_totals(*totals)) == pytest.approx(icc_1k(counts, VALUES), abs=1e-12)
 
 
+def test_a_left_out_icc_is_stepped_to_the_studys_ratings_per_unit():
+    """ICC(1,k) is the single-rating ICC(1) stepped up to k0 ratings per unit
+    (Spearman-Brown): stepped to its own k0, a set of totals gives its ICC(1,k); stepped to
+    more ratings than it has (an annotator left out took some), a higher value, the
+    same as ICC(1) stepped by hand."""
+    from annotation.stats.clustered import _icc_at, _icc_from_totals, _ratings_per_unit
+
+    rng = np.random.default_rng(10)
+    unit, value, annotator, _cell = rated_pairs(rng, cells=12, annotators=7, leniency=0.5)
+    keep = annotator != 3
+    counts = counts_from_ratings(unit[keep], value[keep], 5)
+    pairable = counts[counts.sum(axis=1) >= 2]
+    values = np.arange(1, 6.0)
+    m, s, q = pairable.sum(axis=1), pairable @ values, pairable @ values**2
+    totals = (len(m), m.sum(), (s**2 / m).sum(), s.sum(), q.sum(), (m**2).sum())
+    own = float(_ratings_per_unit(totals[0], totals[1], totals[5]))
+    icc_k = float(_icc_from_totals(*totals[:5]))
+
+    assert 2 < own < 3  # some units lost a rating
+    assert float(_icc_at(own, *totals)) == pytest.approx(icc_k, abs=1e-12)
+    single = icc_k / (own - (own - 1) * icc_k)  # Spearman-Brown, inverted
+    assert float(_icc_at(3.0, *totals)) == pytest.approx(3 * single / (1 + 2 * single), abs=1e-12)
+    assert float(_icc_at(3.0, *totals)) > icc_k
+
+
 def test_the_cr2_jackknife_of_a_mean_is_cr2():
     """Each cluster's squared change times one minus its share of the observations: for
     a mean, the sum over clusters of (summed residuals)^2 / (1 - h_g), over n^2, the

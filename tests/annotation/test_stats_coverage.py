@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from annotation.stats.arrays import VALUES
-from annotation.stats.clustered import _jackknife_variance, alpha_interval, alpha_left_out
+from annotation.stats.clustered import alpha_interval, alpha_left_out
 from annotation.stats.coverage import coverage, population_alpha
 from annotation.stats.crowd import Crowd, effective_annotators, simulate
 from annotation.stats.intervals import (
@@ -24,7 +24,7 @@ SKEWED = [Crowd(annotators=10, workload_sd=1.0), Crowd(annotators=40, workload_s
 EVEN = [Crowd(annotators=10), Crowd(annotators=40)]
 
 
-def band(share, intervals, width=3.0):
+def band(share, intervals, width=3.0, ceiling=0.975):
     """No more than `width` binomial standard errors of `intervals` below nominal 95 %,
     and no more than 97.5 %. The upper side is wider on purpose: the t quantile takes
     the fewer of the effective cells and annotators, which is conservative when the
@@ -32,7 +32,7 @@ def band(share, intervals, width=3.0):
     `bench/coverage.py`); intervals about 1.4 times too wide, as the bootstrap they
     replaced, cover 98 % or more."""
     error = math.sqrt(0.95 * 0.05 / intervals)
-    return 0.95 - width * error <= share <= 0.975
+    return 0.95 - width * error <= share <= ceiling
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_skewed_workloads_are_skewed():
 
 
 @pytest.mark.parametrize(
-    "name", ["mean", "paired_difference", "win_rate", "alpha", "bradley_terry"]
+    "name", ["mean", "paired_difference", "win_rate", "alpha", "icc", "bradley_terry"]
 )
 def test_intervals_cover_95_percent_with_skewed_workloads(skewed, name):
     """600 studies (300 at 10 annotators with workload sd 1, 300 at 40 with sd 1.5),
@@ -75,23 +75,17 @@ def test_intervals_cover_95_percent_with_skewed_workloads(skewed, name):
     assert without <= 0.02 * (intervals + without), without
 
 
-def test_the_icc_interval_covers_at_least_95_percent_with_skewed_workloads(skewed):
-    """Conservative: about 96 % with even workloads and 97-99 % with skewed ones in
-    bench/coverage.py (the jackknife of a ratio of mean squares is wide with few
-    effective annotators). Never below nominal beyond Monte Carlo error."""
-    share = np.mean([run["icc"][0] for run in skewed])
-
-    assert 0.95 - 3 * math.sqrt(0.95 * 0.05 / 600) <= share <= 0.995, share
-
-
 @pytest.mark.parametrize("crowd", EVEN, ids=["10 annotators", "40 annotators"])
 def test_intervals_still_cover_95_percent_with_even_workloads(crowd):
     shares = coverage(crowd, 200, seed=7)
     for name, (share, intervals, without) in shares.items():
+        # Four standard errors: six estimators per setting are checked at once. ICC is
+        # conservative at 10 annotators with even workloads (about 97 % in
+        # bench/coverage.py), so its ceiling is higher.
         if name == "icc":
-            continue  # conservative, checked above
-        # Four standard errors: five estimators per setting are checked at once.
-        assert band(share, intervals, width=4.0), (name, share)
+            assert band(share, intervals, width=4.0, ceiling=0.99), (name, share)
+        else:
+            assert band(share, intervals, width=4.0), (name, share)
         assert without <= 0.02 * (intervals + without), (name, without)
 
 
@@ -157,11 +151,26 @@ def test_the_old_intervals_undercover_in_the_same_studies():
         assert not band(np.mean(flags), len(flags)), (name, np.mean(flags))
 
 
+def old_jackknife_variance(without, clusters: int, sizes) -> tuple[float, float]:
+    """The jackknife term alpha's and ICC's intervals used before: (G - 1) / G times the
+    spread of the left-out estimates, with the effective number of clusters behind it."""
+    finite = np.isfinite(without)
+    without, sizes = without[finite], np.asarray(sizes, dtype=float)[finite]
+    if clusters < 2 or len(without) < 2:
+        return float("nan"), float("nan")
+    shares = (clusters - 1) / clusters * (without - without.mean()) ** 2
+    m1, m2, m3, m4 = (np.sum(sizes**k) for k in (1, 2, 3, 4))
+    effective = effective_clusters(m1, m2, m3, m4, shares.sum(), (sizes * shares).sum())
+    return float(shares.sum()), float(effective)
+
+
 def old_alpha_interval(found):
     """Alpha's interval before: each one-way term the jackknife's (G - 1) / G times the
     spread of the left-out estimates, t on the effective number of cells or annotators
     (the fewer) minus one."""
-    terms = [_jackknife_variance(without, len(sizes), sizes) for without, sizes in found.left_out]
+    terms = [
+        old_jackknife_variance(without, len(sizes), sizes) for without, sizes in found.left_out
+    ]
     (v_c, e_c), (v_a, e_a), (v_ca, _e) = terms
     variance = v_c + v_a - v_ca
     variance = variance if variance > 0 else max(v_c, v_a)
