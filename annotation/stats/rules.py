@@ -38,7 +38,8 @@ class Rules:
 # enough data, where the effective number of annotators or cells is below two; paired
 # differences adjusted for length and emoji/kaomoji; 7: agreement per round and per
 # character stated as point figures without intervals; the fiducial quadrature's step
-# doubled, the same intervals within 2e-6).
+# doubled, the same intervals within 2e-6; 8: ICC's interval built as alpha's, from
+# left-out estimates stepped to the study's ratings per unit).
 # tests/annotation/test_methods_version.py ties it to the code.
 METHODS_VERSION = "chatanime-methods/8"
 
@@ -61,8 +62,8 @@ METHODS = {
     "agreement": (
         "alpha: two-way cluster-robust interval (cells, annotators), jackknife variances "
         "weighted as CR2, generalized (fiducial) interval with each term on its effective "
-        "number of clusters minus one; ICC(1,k): two-way cluster-robust t interval, "
-        "jackknife variances, t on the effective number of cells or annotators minus one"
+        "number of clusters minus one; ICC(1,k): the same, each left-out estimate the "
+        "single-rating ICC(1) stepped to the study's ratings per unit (Spearman-Brown)"
     ),
     "bradley_terry": (
         "two-way cluster-robust sandwich t interval (cells, annotators) under the "

@@ -19,7 +19,7 @@ RECORDED = {
     "chatanime-methods/5": "3c0d3ca2ce9534153b503cb129403cbd5c35c5e14d9c8b5c4ae09c05500a8e4f",
     "chatanime-methods/6": "6024439d9401cfeda4f6df521af48faeedfa16595f49d54f6c03cee9741bd43e",
     "chatanime-methods/7": "fcff94c4fb56caf8e35c6668f4f8870f25c7011d70bacab12d83a7c6a27432a3",
-    "chatanime-methods/8": "ae0d3438273e8a67cd17fc733f6dc79b261659b09441292523d0abdc054484b2",
+    "chatanime-methods/8": "56502fa235c68fa02f30c9564a2106463e199a8d758fabde0243bb18b506d4aa",
 }
 
 

@@ -158,6 +158,25 @@ def test_a_published_bound_that_was_changed_is_named(gold_study, tmp_path, shift
     assert f"differs: leaderboard/{source}/{metric}/ci_high" in out.getvalue()
 
 
+def test_results_published_under_another_methods_version_are_said_to_be(gold_study, tmp_path):
+    """A snapshot exported before the statistics changed: its figures may differ for that
+    reason alone, and the report says so before naming them."""
+    target = snapshot(gold_study, tmp_path / "frozen")
+
+    def older(payload):
+        payload["statistics"]["methods"]["version"] = "chatanime-methods/1"
+
+    rewrite_results(target, older, rehash=True)
+    out = io.StringIO()
+    call_command("reproduce", str(target), stdout=out)
+
+    assert "published under chatanime-methods/1 methods version" in out.getvalue()
+    untouched = snapshot(gold_study, tmp_path / "fresh")
+    out = io.StringIO()
+    call_command("reproduce", str(untouched), stdout=out)
+    assert "methods version" not in out.getvalue()
+
+
 def test_a_changed_status_is_named(gold_study, tmp_path):
     target = snapshot(gold_study, tmp_path / "frozen")
     published = json.loads((target / "results.json").read_text())["payload"]

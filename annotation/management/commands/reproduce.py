@@ -1,10 +1,16 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.methods import METHODS_VERSION
 from annotation.reproduce import TOLERANCE, SnapshotError, read_snapshot, reproduce, verify_files
 from common.snapshots import snapshot_checks
 
 # How many differing figures are named per family; the rest are counted.
 SHOWN = 10
+
+
+def _methods_version(results: dict) -> str | None:
+    payload = results.get("payload", results)
+    return ((payload.get("statistics") or {}).get("methods") or {}).get("version")
 
 
 class Command(BaseCommand):
@@ -33,6 +39,15 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         for problem in changed_files:
             self.stdout.write(f"file changed since the export: {problem}")
+        published_version = _methods_version(_results)
+        if published_version != METHODS_VERSION:
+            # The figures were published by other statistics: those that changed between
+            # the versions differ, and say nothing about the snapshot's data.
+            self.stdout.write(
+                f"the results were published under {published_version or 'an unrecorded'} "
+                f"methods version; this platform computes {METHODS_VERSION}: figures whose "
+                "method changed between the two will differ (see the methods text's history)"
+            )
         self.stdout.write(f"{'family':<26} {'figures':>8} {'points':>12} {'intervals':>12}")
         failed = []
         for family, difference in differences.items():
