@@ -426,6 +426,32 @@ def test_a_failed_simulation_is_shown_and_can_be_retried(
     assert task.state == TaskState.ROUND_2 and task.question_r2 and task.followup_error == ""
 
 
+def test_a_simulator_without_its_key_is_a_failure_the_writer_sees(
+    simulated_run, wendy, client, monkeypatch, django_capture_on_commit_callbacks
+):
+    """A key variable unset where the workers run is no reason to wait for ever: the page
+    says the follow-up failed, and a retry after the key is set goes through."""
+    simulator = simulated_run.simulator
+    simulator.api_key_env = "WRITING_SIMULATOR_KEY"
+    simulator.save()
+    monkeypatch.delenv("WRITING_SIMULATOR_KEY", raising=False)
+    task = services.task_next(user=wendy)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.round_1_submit(user=wendy, token=task.token, text=ROUND_1)
+    task.refresh_from_db()
+    assert task.state == TaskState.AWAITING_FOLLOWUP
+    assert "WRITING_SIMULATOR_KEY" in task.followup_error
+    client.force_login(wendy)
+    page = client.get(reverse("write-task", args=[task.token])).content.decode()
+    assert "could not be generated" in page and "every 2s" not in page
+
+    monkeypatch.setenv("WRITING_SIMULATOR_KEY", "sk-now-set")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("write-followup-retry", args=[task.token]))
+    task.refresh_from_db()
+    assert task.state == TaskState.ROUND_2 and task.question_r2
+
+
 def test_while_the_simulator_works_the_page_polls(simulated_run, wendy, client):
     task = services.task_next(user=wendy)
     # Handed in without running the enqueued simulation: the page is waiting.

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from collection.client import CallFailed
+from collection.models import EndpointKeyMissing
 from collection.simulator import EmptyFollowup, simulate_followup
 from common import enqueue
 
@@ -46,7 +47,9 @@ def followup_simulate(*, task_id: int) -> str:
             question_r1=task.scenario.question,
             answer_r1=task.answer_r1,
         )
-    except (CallFailed, EmptyFollowup) as error:
+    except (CallFailed, EmptyFollowup, EndpointKeyMissing) as error:
+        # Shown to the writer with a retry: a key set since (or a server back up) lets the
+        # retry through, and without the error set the page would wait for ever.
         WritingTask.objects.filter(pk=task.pk, state=TaskState.AWAITING_FOLLOWUP).update(
             followup_error=str(error)[:1000]
         )
