@@ -89,6 +89,32 @@ def test_the_page_shows_not_enough_data_and_the_statistics(client, small_study, 
     assert "would restate the win rates" in text
 
 
+def test_thin_agreement_and_style_adjusted_figures_show_no_number(
+    client, small_study, researcher
+):
+    """Agreement from a handful of units (0.000 from one, an ICC of -7) and a length
+    adjustment fitted to a few judgments (19.50 on a 1-5 scale) would be read as findings:
+    where there is not enough data the page says so and shows no number."""
+    import re
+
+    payload = payload_of(small_study)
+    thin = [slug for slug, row in payload["agreement"].items() if row["enough_data"] is False]
+    assert thin
+    client.force_login(researcher)
+    text = client.get(f"/results/{small_study.slug}/").content.decode()
+
+    agreement = text.split('data-testid="agreement"', 1)[1].split("</table>", 1)[0]
+    rows = [row for row in agreement.split("<tr>") if "not-enough" in row]
+    assert len(rows) == len(thin)
+    for row in rows:
+        assert not re.search(r"\d\.\d{3}", row), row
+    style = text.split('data-testid="style-adjusted"', 1)[1].split("</table>", 1)[0]
+    cells = [cell for cell in style.split("<td>") if "not-enough" in cell]
+    assert cells
+    for cell in cells:
+        assert not re.search(r"\d\.\d{2}", cell), cell
+
+
 def test_a_study_rated_by_one_annotator_has_no_intervals(demo_dataset, luffy, settings):
     settings.CHATANIME_BOOTSTRAP_DRAWS = 50
     study = make_study(overlap=1, rounds=(1,), characters=[luffy])
