@@ -83,6 +83,10 @@ def quiz(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
     )
     if qualification.status not in (QualificationStatus.CLAIMED, QualificationStatus.FAILED):
         return redirect("screening")
+    if qualification.quiz_attempts >= services.MAX_QUIZ_ATTEMPTS:
+        # A quiz that cannot be submitted is not shown: the answers would be refused.
+        messages.error(request, _("No quiz attempts are left for this character."))
+        return redirect("screening")
     questions = services.quiz_questions(qualification=qualification)
     context = {
         "character": character,

@@ -360,6 +360,22 @@ def test_the_last_failed_attempt_says_that_none_are_left(client, gojo_applicant,
     assert f"/screening/quiz/{gojo.pk}/" not in page
 
 
+def test_a_quiz_with_no_attempt_left_is_not_shown(client, gojo_applicant, gojo):
+    client.force_login(gojo_applicant)
+    for _ in range(2):
+        client.post(
+            f"/screening/quiz/{gojo.pk}/",
+            answers_to_current_attempt(gojo_applicant, gojo, right=False),
+        )
+
+    response = client.get(f"/screening/quiz/{gojo.pk}/", follow=True)
+
+    assert response.redirect_chain[-1][0] == "/screening/"
+    page = response.content.decode()
+    assert "No quiz attempts are left for this character." in page
+    assert 'name="roleplay_sample"' not in page
+
+
 def test_a_passed_quiz_names_the_score_and_the_pass_mark(client, gojo_applicant, gojo):
     client.force_login(gojo_applicant)
 
