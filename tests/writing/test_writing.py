@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from annotation import services as annotation_services
-from annotation.models import AuditEvent
+from annotation.models import AuditEvent, Qualification, QualificationStatus
 from dialogues.models import Answer, Scenario, Source, SourceKind
 from tests.builders import (
     FOLLOWUP,
@@ -69,6 +69,19 @@ def test_a_writer_must_pass_screening_before_applying(luffy):
     with pytest.raises(services.WritingError) as refusal:
         services.writer_apply(user=stranger, character=luffy, sample="你好")
     assert refusal.value.code == "not_screened"
+    assert not WriterApplication.objects.exists()
+
+
+def test_a_sample_too_short_to_judge_is_refused_and_nothing_is_saved(luffy):
+    user = UserFactory(email="brief@example.com")
+    profile = annotation_services.consent_give(user=user)
+    Qualification.objects.create(
+        profile=profile, character=luffy, status=QualificationStatus.PASSED
+    )
+    with pytest.raises(services.WritingError) as refusal:
+        services.writer_apply(user=user, character=luffy, sample="hi")
+    assert refusal.value.code == "too_short"
+    assert "at least 20 characters" in refusal.value.message
     assert not WriterApplication.objects.exists()
 
 

@@ -5,6 +5,9 @@ from django.utils.translation import gettext as _
 from .errors import WritingError
 
 SAMPLE_MAX_CHARS = 2000
+# The form asks for about 80 characters; a quarter of that is the least staff can judge
+# a voice by ("hi" is not a sample).
+SAMPLE_MIN_CHARS = 20
 NOTE_MAX_CHARS = 2000
 
 

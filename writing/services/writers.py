@@ -12,7 +12,7 @@ from dialogues.models import Character
 
 from ..models import ApplicationStatus, WriterApplication
 from .errors import WritingError
-from .text import NOTE_MAX_CHARS, SAMPLE_MAX_CHARS, clean_text
+from .text import NOTE_MAX_CHARS, SAMPLE_MAX_CHARS, SAMPLE_MIN_CHARS, clean_text
 
 
 def screened_character_ids(user) -> set[int]:
@@ -40,7 +40,12 @@ def writer_apply(*, user, character: Character, sample: str) -> WriterApplicatio
         raise WritingError(
             "not_screened", _("Pass the screening quiz for this character before applying.")
         )
-    sample = clean_text(sample, limit=SAMPLE_MAX_CHARS, field=_("The writing sample"))
+    sample = clean_text(
+        sample,
+        limit=SAMPLE_MAX_CHARS,
+        min_chars=SAMPLE_MIN_CHARS,
+        field=_("The writing sample"),
+    )
     application = WriterApplication.objects.filter(user=user, character=character).first()
     if application is not None and application.status != ApplicationStatus.REJECTED:
         raise WritingError("already_applied", _("You have already applied for this character."))
