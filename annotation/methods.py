@@ -6,7 +6,9 @@ and the figures cannot drift apart. The template is versioned: a paper can cite 
 wording produced its methods section.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from dialogues.selectors import HUMAN_FANS
 
 from .exports.snapshot import judgment_counts
 from .models import Judgment, StudyResults
@@ -208,7 +210,13 @@ def _EN(f: MethodsFacts) -> str:
     )
 
 
+def _zh_source(name: str) -> str:
+    return "人类粉丝" if name == HUMAN_FANS else name
+
+
 def _ZH(f: MethodsFacts) -> str:
+    # The human fans' source keeps the platform's English name as data; named in Chinese.
+    f = replace(f, reference=_zh_source(f.reference), compared=[_zh_source(c) for c in f.compared])
     pairing = (
         f"每个被比较来源均与参照来源（{f.reference}）配对"
         if f.design == "reference"
@@ -232,7 +240,7 @@ def _ZH(f: MethodsFacts) -> str:
         f"（{'、'.join(f.compared)}）在 {f.characters} 个角色、{f.scenarios} 个场景、"
         f"第 {rounds} 轮对话中的回答；{pairing}。答案对以匿名方式呈现，左右顺序按标注者和条目随机，"
         f"每个条目由 {f.overlap} 名经过筛选的标注者在九项五点量表指标（流畅性、连贯性、一致性；"
-        "角色知识、说话风格、行为习惯；需求匹配、经验分享、情感价值）上评分并给出总体偏好。"
+        "角色知识、语言风格、行为习惯；需求匹配、经验分享、情感价值）上评分并给出总体偏好。"
         f"{diversity}\n"
         f"数量与排除：分析使用 {f.annotators} 名标注者的 {f.counted} 条评判。"
         f"研究人员排除了 {f.excluded} 条评判；金标准（注意力检查）条目的 {f.gold} 条评判仅用于检查标注者。"

@@ -7,6 +7,7 @@ same fields (`importer._upsert_answers`)."""
 from django.db import transaction
 
 from .models import Answer, Character, Scenario, Source, SourceKind
+from .selectors import HUMAN_FANS
 
 HUMAN_SOURCE_SLUG = "human"
 
@@ -25,7 +26,7 @@ def kind_label(kind: str) -> str:
 
 
 def source_display_name(slug: str) -> str:
-    return "Human fans" if slug == HUMAN_SOURCE_SLUG else slug
+    return HUMAN_FANS if slug == HUMAN_SOURCE_SLUG else slug
 
 
 def source_get_or_create(*, slug: str, kind: str, display_name: str = "") -> tuple[Source, bool]:

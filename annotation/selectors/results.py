@@ -4,6 +4,8 @@ them, and the reader's recent export jobs."""
 import logging
 from dataclasses import dataclass, field
 
+from dialogues.selectors import source_shown_name
+
 from ..models import (
     ExportJob,
     Metric,
@@ -113,10 +115,13 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         board,
         key=lambda slug: -(board[slug].get("dimension:emotional_support", {}).get("mean") or 0),
     )
+
+    def name(slug: str) -> str:
+        return source_shown_name(sources.get(slug, {}).get("display_name", slug))
+
     for slug in order:
         cells = [Cell(**board[slug].get(key, {"mean": None})) for key, _label in columns]
-        info = sources.get(slug, {})
-        view.rows.append((slug, info.get("display_name", slug), info.get("kind", ""), cells))
+        view.rows.append((slug, name(slug), sources.get(slug, {}).get("kind", ""), cells))
     for metric in metrics:
         figures = agreement.get(metric.slug)
         if figures:
@@ -126,30 +131,30 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         view.agreement.append((diversity_metric.label, agreement[diversity_metric.slug]))
     for slug, per_metric in document["paired_differences"].items():
         view.paired.append(
-            (slug, [Cell(**per_metric.get(m.slug, {"mean": None})) for m in metrics])
+            (name(slug), [Cell(**per_metric.get(m.slug, {"mean": None})) for m in metrics])
         )
     for slug, per_metric in document["style_adjusted_differences"].items():
         lengths = [f["mean_length_difference"] for f in per_metric.values()]
         view.style_adjusted.append(
-            (slug, lengths[0] if lengths else None, [per_metric.get(m.slug) for m in metrics])
+            (name(slug), lengths[0] if lengths else None, [per_metric.get(m.slug) for m in metrics])
         )
     for slug, figures in sorted(
         document["preferences"].items(), key=lambda kv: -(kv[1]["win_rate"] or 0)
     ):
-        view.preferences.append((slug, figures))
+        view.preferences.append((name(slug), figures))
     for slug, figures in sorted(
         document["bradley_terry"].items(), key=lambda kv: -(kv[1]["log_strength"] or -99)
     ):
-        view.strengths.append((slug, figures))
+        view.strengths.append((name(slug), figures))
     view.strengths_note = document["bradley_terry_note"]
     for slug, figures in sorted(
         document["diversity"].items(), key=lambda kv: -(kv[1]["mean"] or 0)
     ):
-        view.diversity.append((slug, Cell(**figures)))
+        view.diversity.append((name(slug), Cell(**figures)))
     for slug, figures in sorted(
         document["human_guess"].items(), key=lambda kv: -(kv[1]["rate"] or 0)
     ):
-        view.human_guess.append((slug, figures))
+        view.human_guess.append((name(slug), figures))
     view.position_bias = document["position_bias"].get("overall", {})
     view.annotators = sorted(document["annotators"].items(), key=lambda kv: -kv[1]["judgments"])
     view.chart = {
@@ -160,7 +165,7 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         "sources": [
             {
                 "slug": slug,
-                "label": sources.get(slug, {}).get("display_name", slug),
+                "label": name(slug),
                 "values": {key: board[slug].get(key, {}) for key, _label in columns},
             }
             for slug in order

@@ -9,9 +9,10 @@ import numpy as np
 
 from .agreement import counts_from_ratings, icc_1k, krippendorff_alpha
 from .arrays import VALUES
-from .clustered import alpha_two_way, icc_two_way
+from .clustered import alpha_two_way
 from .crowd import Crowd, simulate
 from .estimates import bradley_terry_batch, bradley_terry_estimates
+from .icc import icc_two_way
 from .intervals import clustered_proportions, two_way_cluster_means
 
 ESTIMATORS = ("mean", "paired_difference", "win_rate", "alpha", "icc", "bradley_terry")

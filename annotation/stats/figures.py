@@ -12,7 +12,8 @@ from .agreement import (
     within_one,
 )
 from .arrays import VALUES, cells_of, clean, index_of, subset
-from .clustered import alpha_two_way, icc_two_way
+from .clustered import alpha_two_way
+from .icc import icc_two_way
 from .intervals import two_way_cluster_means
 from .minimum import enough_data, enough_for_interval, enough_information
 from .rules import Rules

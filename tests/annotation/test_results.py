@@ -454,3 +454,22 @@ def test_the_results_page_takes_the_screens_width_for_its_leaderboard(
 
     assert '<main class="wide">' in html
     assert '<main class="wide">' not in client.get("/results/").content.decode()
+
+
+def test_the_human_fans_are_named_in_the_pages_language(client, simulated, researcher):
+    """The human source's name is the platform's own English words, stored as data: the
+    Chinese page and methods paragraph name it in Chinese, in every table."""
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+    english = client.get(f"/results/{study.slug}/").content.decode()
+    client.cookies["django_language"] = "zh-hans"
+
+    chinese = client.get(f"/results/{study.slug}/").content.decode()
+    methods = client.get(f"/results/{study.slug}/methods/").content.decode()
+
+    assert "Human fans" in english
+    assert "Human fans" not in chinese and "人类粉丝" in chinese
+    # The methods page gives the paragraph in both languages: the English one keeps its name.
+    assert "以 人类粉丝 为参照" in methods and "以 Human fans 为参照" not in methods
+    assert "语言风格" in methods and "说话风格" not in methods

@@ -89,9 +89,7 @@ def test_the_page_shows_not_enough_data_and_the_statistics(client, small_study, 
     assert "would restate the win rates" in text
 
 
-def test_thin_agreement_and_style_adjusted_figures_show_no_number(
-    client, small_study, researcher
-):
+def test_thin_agreement_and_style_adjusted_figures_show_no_number(client, small_study, researcher):
     """Agreement from a handful of units (0.000 from one, an ICC of -7) and a length
     adjustment fitted to a few judgments (19.50 on a 1-5 scale) would be read as findings:
     where there is not enough data the page says so and shows no number."""

@@ -144,7 +144,7 @@ def test_two_way_alpha_takes_any_integers_as_cells_and_annotators():
 
 def test_the_icc_interval_is_around_the_one_way_icc_and_ignores_names():
     from annotation.stats.agreement import icc_1k
-    from annotation.stats.clustered import icc_two_way
+    from annotation.stats.icc import icc_two_way
 
     rng = np.random.default_rng(8)
     unit, value, annotator, cell = rated_pairs(rng, cells=40, annotators=15, leniency=0.5)
@@ -164,7 +164,7 @@ def test_the_icc_of_five_totals_is_the_one_way_icc():
     """What the jackknife subtracts from: ICC from the totals of the pairable units
     (here of the ratings without one annotator) is ICC(1,k) computed from scratch."""
     from annotation.stats.agreement import icc_1k
-    from annotation.stats.clustered import _icc_from_totals
+    from annotation.stats.icc import _icc_from_totals
 
     rng = np.random.default_rng(9)
     unit, value, annotator, _cell = rated_pairs(rng, cells=10, annotators=6, leniency=0.5)
@@ -183,7 +183,7 @@ def test_a_left_out_icc_is_stepped_to_the_studys_ratings_per_unit():
     (Spearman-Brown): stepped to its own k0, a set of totals gives its ICC(1,k); stepped to
     more ratings than it has (an annotator left out took some), a higher value, the
     same as ICC(1) stepped by hand."""
-    from annotation.stats.clustered import _icc_at, _icc_from_totals, _ratings_per_unit
+    from annotation.stats.icc import _icc_at, _icc_from_totals, _ratings_per_unit
 
     rng = np.random.default_rng(10)
     unit, value, annotator, _cell = rated_pairs(rng, cells=12, annotators=7, leniency=0.5)

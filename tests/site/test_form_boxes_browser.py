@@ -3,6 +3,7 @@ into (a number of pairs, a list of scenarios) looks like the lists beside it."""
 
 import pytest
 
+from collection.models import ModelEndpoint
 from tests.builders import UserFactory
 from tests.fixtures.browser import session_cookie
 
@@ -32,6 +33,8 @@ LOOK_OF = """element => {
     ],
 )
 def test_a_start_forms_number_box_looks_like_its_lists(live_server, new_page, path, box, beside):
+    # The start forms are shown once there is an endpoint to start with.
+    ModelEndpoint.objects.create(name="local", base_url="http://127.0.0.1:9/v1", model="m")
     admin = UserFactory(email="admin@example.com", is_staff=True, is_superuser=True)
     page = new_page()
     page.context.add_cookies([session_cookie(live_server, admin)])
