@@ -36,6 +36,10 @@ _DONE_WITH = {
 
 logger = logging.getLogger(__name__)
 
+_WAITING_FOR_REVIEW = gettext_lazy(
+    "Rating opens once the study team has approved your application. Its status is below."
+)
+
 
 def _render(
     request: AuthenticatedRequest,
@@ -88,7 +92,12 @@ def _not_ready(request: AuthenticatedRequest) -> HttpResponse | None:
     # Someone whose way in belongs to another app (a panel participant's start page)
     # goes back there rather than to the site's own screening.
     setup = destination_for("work-setup", request.user)
-    return _redirect(request, setup) if setup else redirect("screening")
+    if setup:
+        return _redirect(request, setup)
+    if step == Step.WAITING:
+        # Otherwise "Rate answers" would seem to lead nowhere while staff review them.
+        messages.info(request, _WAITING_FOR_REVIEW)
+    return redirect("screening")
 
 
 # The rating pages are never cached: Back or a reload must ask the server again, which

@@ -112,6 +112,22 @@ def test_passing_the_quiz_waits_for_staff_review(client, applicant, luffy, quest
     assert client.get("/annotate/")["Location"] == "/screening/"
 
 
+def test_rate_answers_while_waiting_says_why_it_leads_to_screening(
+    client, applicant, luffy, question_bank
+):
+    services.consent_give(user=applicant)
+    services.characters_claim(user=applicant, characters=[luffy])
+    qualification = Qualification.objects.get()
+    client.force_login(applicant)
+    form = {f"q{pk}": str(choice) for pk, choice in right_answers(qualification).items()}
+    form["roleplay_sample"] = "别灰心！下次一起加油吧！"
+    client.post(f"/screening/quiz/{luffy.pk}/", form)
+
+    page = client.get("/annotate/", follow=True).content.decode()
+
+    assert "Rating opens once the study team has approved your application." in page
+
+
 def test_a_failed_quiz_can_be_retried_once(applicant, luffy, question_bank):
     services.consent_give(user=applicant)
     services.characters_claim(user=applicant, characters=[luffy])
