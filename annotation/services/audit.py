@@ -4,29 +4,9 @@ same transaction as the change, so a change and its audit row stand or fall toge
 from ..models import AuditEvent, Study
 
 
-def record(
-    *,
-    actor,
-    action: str,
-    target,
-    study: Study | None = None,
-    before: dict | None = None,
-    after: dict | None = None,
-    note: str = "",
-    target_label: str = "",
-) -> AuditEvent:
-    """`target` is the model instance acted on; `actor` None means the platform itself
-    (an automatic pause, a command run without a user)."""
-    event = event_of(
-        actor=actor,
-        action=action,
-        target=target,
-        study=study,
-        before=before,
-        after=after,
-        note=note,
-        target_label=target_label,
-    )
+def record(**fields) -> AuditEvent:
+    """Write the event `event_of(**fields)` describes (the same keyword arguments)."""
+    event = event_of(**fields)
     event.save()
     return event
 

@@ -94,15 +94,20 @@ def test_claimed_characters_lead_to_their_quizzes(client, applicant, luffy, nats
     assert f"/screening/quiz/{luffy.pk}/" in html and f"/screening/quiz/{natsume.pk}/" in html
 
 
-def test_passing_the_quiz_waits_for_staff_review(client, applicant, luffy, question_bank):
+def pass_the_quiz(client, applicant, luffy) -> Qualification:
+    """Consent, claim Luffy and pass his quiz through the page, logged in as `applicant`."""
     services.consent_give(user=applicant)
     services.characters_claim(user=applicant, characters=[luffy])
     qualification = Qualification.objects.get()
     client.force_login(applicant)
     form = {f"q{pk}": str(choice) for pk, choice in right_answers(qualification).items()}
     form["roleplay_sample"] = "别灰心！下次一起加油吧！"
-
     client.post(f"/screening/quiz/{luffy.pk}/", form)
+    return qualification
+
+
+def test_passing_the_quiz_waits_for_staff_review(client, applicant, luffy, question_bank):
+    qualification = pass_the_quiz(client, applicant, luffy)
 
     qualification.refresh_from_db()
     assert qualification.status == QualificationStatus.PASSED
@@ -115,13 +120,7 @@ def test_passing_the_quiz_waits_for_staff_review(client, applicant, luffy, quest
 def test_rate_answers_while_waiting_says_why_it_leads_to_screening(
     client, applicant, luffy, question_bank
 ):
-    services.consent_give(user=applicant)
-    services.characters_claim(user=applicant, characters=[luffy])
-    qualification = Qualification.objects.get()
-    client.force_login(applicant)
-    form = {f"q{pk}": str(choice) for pk, choice in right_answers(qualification).items()}
-    form["roleplay_sample"] = "别灰心！下次一起加油吧！"
-    client.post(f"/screening/quiz/{luffy.pk}/", form)
+    pass_the_quiz(client, applicant, luffy)
 
     page = client.get("/annotate/", follow=True).content.decode()
 
