@@ -15,7 +15,7 @@ reproduce, and cheap at a million ratings.
   annotator, or one annotator's ratings in one cell, and recompute alpha from the
   coincidence matrix minus what they contributed), each cluster's squared change weighted
   by one minus its share of the ratings, which for a mean is CR2 exactly
-  (`_cr2_jackknife_variance`). Alpha sums over pairs of ratings of a unit, and a pair has
+  (`cr2_jackknife_variance`). Alpha sums over pairs of ratings of a unit, and a pair has
   two annotators; leaving an annotator out removes every pair it is in, which a
   linearisation rating by rating would get wrong. It also means that the annotator and the
   intersection terms both carry the pairs' rating-level noise (leaving a rating out removes
@@ -50,7 +50,7 @@ from .intervals import (
 )
 
 
-def _cr2_jackknife_variance(without, estimate: float, sizes) -> tuple[float, float]:
+def cr2_jackknife_variance(without, estimate: float, sizes) -> tuple[float, float]:
     """One one-way variance of alpha and the effective number of clusters behind it: the sum
     over clusters of (1 - h_g) (alpha without cluster g - alpha)^2, h_g the cluster's share of
     the ratings. For a mean, alpha without g minus alpha is -e_g / (n (1 - h_g)) (e_g the
@@ -72,7 +72,7 @@ def _cr2_jackknife_variance(without, estimate: float, sizes) -> tuple[float, flo
 
 def _sums_by(key, matrices) -> np.ndarray:
     """Sum of the V x V `matrices` per distinct key: one bincount over (key, entry)."""
-    _present, key = _dense(key)
+    _present, key = dense_codes(key)
     entries = matrices.shape[1] * matrices.shape[2]
     flat = np.bincount(
         (key[:, None] * entries + np.arange(entries)).ravel(),
@@ -113,7 +113,7 @@ def _left_out_alphas(cluster, kind, table, coincidences, values, level) -> np.nd
     return alpha_batch(coincidences - sums, values, level)[which.ravel()]
 
 
-def _dense(key) -> tuple[np.ndarray, np.ndarray]:
+def dense_codes(key) -> tuple[np.ndarray, np.ndarray]:
     """(distinct keys, 0-based index of each): a lookup table for small non-negative keys,
     a sort otherwise."""
     key = np.asarray(key, dtype=np.int64)
@@ -154,11 +154,11 @@ def alpha_left_out(unit, value_index, annotator, cell, values, level: str = "ord
         return AlphaLeftOut(nan, 0, [])
     # Units with the same value counts contribute the same, and a rating's share depends
     # only on its unit's counts and its value: a few dozen kinds, computed once each.
-    unit_ids, unit = _dense(unit)
+    unit_ids, unit = dense_codes(unit)
     counts = counts[unit_ids]
     n_units = len(counts)
     base = int(counts.max()) + 1
-    _codes, kind_of_unit = _dense(counts @ base ** np.arange(size, dtype=np.int64))
+    _codes, kind_of_unit = dense_codes(counts @ base ** np.arange(size, dtype=np.int64))
     kinds = np.zeros((int(kind_of_unit.max()) + 1, size), dtype=counts.dtype)
     kinds[kind_of_unit] = counts
     kind_coincidences = pattern_coincidences(kinds)
@@ -180,16 +180,16 @@ def alpha_left_out(unit, value_index, annotator, cell, values, level: str = "ord
         scale = np.where(m_rest >= 2, 1 / (m_rest - 1), 0.0)
     taken = np.repeat(kind_coincidences, size, axis=0) - without * scale[:, None, None]
     # Only the (kind, value) pairs that occur.
-    present, rating_kind = _dense(kind_of_unit[unit] * size + value_index)
+    present, rating_kind = dense_codes(kind_of_unit[unit] * size + value_index)
     taken = taken[present]
 
-    _cell_ids, cell = _dense(cell)
+    _cell_ids, cell = dense_codes(cell)
     n_cells = int(cell.max()) + 1
     cell_of_unit = np.zeros(n_units, dtype=np.int64)
     cell_of_unit[unit] = cell
-    _annotator_ids, annotator = _dense(annotator)
+    _annotator_ids, annotator = dense_codes(annotator)
     n_annotators = int(annotator.max()) + 1
-    _pairs, both = _dense(cell * n_annotators + annotator)
+    _pairs, both = dense_codes(cell * n_annotators + annotator)
     # A unit belongs to one cell: leaving a cell out removes its units whole.
     left_out = [
         (
@@ -221,7 +221,7 @@ def alpha_two_way(
     unit, as judgments guarantee.
 
     V_cells + V_annotators - V_intersection, each a CR2 jackknife variance
-    (`_cr2_jackknife_variance`) with its effective number of clusters minus one degrees
+    (`cr2_jackknife_variance`) with its effective number of clusters minus one degrees
     of freedom, and the generalized (fiducial) interval of that sum
     (`intervals.fiducial_half_width`); when the sum is not positive, the larger one-way
     variance alone, with Student's t on its degrees of freedom, as for means."""
@@ -235,14 +235,14 @@ def alpha_interval(found: AlphaLeftOut, confidence: float = 0.95) -> AlphaEstima
     alpha = found.alpha
     if not found.left_out:
         return AlphaEstimate(alpha, nan, nan, found.n_units)
-    terms = [_cr2_jackknife_variance(without, alpha, sizes) for without, sizes in found.left_out]
-    half = _generalized_half_width(terms, confidence)
+    terms = [cr2_jackknife_variance(without, alpha, sizes) for without, sizes in found.left_out]
+    half = generalized_half_width(terms, confidence)
     if not np.isfinite(half):
         return AlphaEstimate(alpha, nan, nan, found.n_units)
     return AlphaEstimate(alpha, alpha - half, min(alpha + half, 1.0), found.n_units)
 
 
-def _generalized_half_width(terms, confidence: float) -> float:
+def generalized_half_width(terms, confidence: float) -> float:
     """The half-width of the generalized (fiducial) interval of V_cells + V_annotators -
     V_intersection from the three (variance, effective clusters) terms, each on its
     effective number of clusters minus one degrees of freedom; when the sum is not

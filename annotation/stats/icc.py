@@ -5,7 +5,7 @@ from left-out estimates stepped to the study's own number of ratings per unit.""
 import numpy as np
 
 from .agreement import AlphaEstimate
-from .clustered import _cr2_jackknife_variance, _dense, _generalized_half_width
+from .clustered import cr2_jackknife_variance, dense_codes, generalized_half_width
 
 
 def _icc_from_totals(units, n, squares_of_sums, total, squares):
@@ -63,7 +63,7 @@ def icc_two_way(unit, value, annotator, cell, *, confidence: float = 0.95) -> Al
     nan = float("nan")
     if len(unit) == 0:
         return AlphaEstimate(nan, nan, nan, 0)
-    _u, unit = _dense(unit)
+    _u, unit = dense_codes(unit)
     m = np.bincount(unit).astype(float)
     s = np.bincount(unit, weights=value)
     q = np.bincount(unit, weights=value**2)
@@ -95,9 +95,9 @@ def icc_two_way(unit, value, annotator, cell, *, confidence: float = 0.95) -> Al
     )
     taken = unit_totals[:, unit] - rest_totals  # per rating: what leaving it out removes
 
-    _c, cell = _dense(cell)
-    _a, annotator = _dense(annotator)
-    _b, both = _dense(cell * (int(annotator.max()) + 1) + annotator)
+    _c, cell = dense_codes(cell)
+    _a, annotator = dense_codes(annotator)
+    _b, both = dense_codes(cell * (int(annotator.max()) + 1) + annotator)
     cell_of_unit = np.zeros(len(m), dtype=np.int64)
     cell_of_unit[unit] = cell
     terms = []
@@ -111,8 +111,8 @@ def icc_two_way(unit, value, annotator, cell, *, confidence: float = 0.95) -> Al
             [np.bincount(members, weights=row, minlength=clusters) for row in removed]
         )
         ratings = np.bincount(members, weights=weights, minlength=clusters)
-        terms.append(_cr2_jackknife_variance(_icc_at(k0, *left), icc, ratings))
-    half = _generalized_half_width(terms, confidence)
+        terms.append(cr2_jackknife_variance(_icc_at(k0, *left), icc, ratings))
+    half = generalized_half_width(terms, confidence)
     if not np.isfinite(half):
         return AlphaEstimate(icc, nan, nan, int(pairable.sum()))
     return AlphaEstimate(icc, icc - half, min(icc + half, 1.0), int(pairable.sum()))

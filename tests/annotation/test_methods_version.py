@@ -19,7 +19,7 @@ RECORDED = {
     "chatanime-methods/5": "3c0d3ca2ce9534153b503cb129403cbd5c35c5e14d9c8b5c4ae09c05500a8e4f",
     "chatanime-methods/6": "6024439d9401cfeda4f6df521af48faeedfa16595f49d54f6c03cee9741bd43e",
     "chatanime-methods/7": "fcff94c4fb56caf8e35c6668f4f8870f25c7011d70bacab12d83a7c6a27432a3",
-    "chatanime-methods/8": "7dd2f6628946ef1135c5588581cd1b2b7a4e048f18e9de589ee041b78b3cb47c",
+    "chatanime-methods/8": "60df43e4a8b594c0d7e0e5d8544b08392f8301a45a213548f6456dd80bb3eeec",
 }
 
 

@@ -207,13 +207,13 @@ def test_the_cr2_jackknife_of_a_mean_is_cr2():
     """Each cluster's squared change times one minus its share of the observations: for
     a mean, the sum over clusters of (summed residuals)^2 / (1 - h_g), over n^2, the
     CR2 variance the means use; with equal clusters, the jackknife's (G - 1) / G."""
-    from annotation.stats.clustered import _cr2_jackknife_variance
+    from annotation.stats.clustered import cr2_jackknife_variance
 
     values = np.array([1.0, 2.0, 4.0, 3.0, 5.0, 2.0, 4.0])
     cluster = np.array([0, 0, 0, 0, 1, 1, 2])
     sizes = np.bincount(cluster)
     without = np.array([values[cluster != g].mean() for g in range(3)])
-    variance, _effective = _cr2_jackknife_variance(without, values.mean(), sizes)
+    variance, _effective = cr2_jackknife_variance(without, values.mean(), sizes)
 
     sums = np.bincount(cluster, weights=values - values.mean())
     assert variance == pytest.approx((sums**2 / (1 - sizes / 7)).sum() / 49)
@@ -221,6 +221,6 @@ def test_the_cr2_jackknife_of_a_mean_is_cr2():
     even = np.repeat(np.arange(4), 3)
     values = np.arange(12.0) ** 1.5
     without = np.array([values[even != g].mean() for g in range(4)])
-    variance, effective = _cr2_jackknife_variance(without, values.mean(), np.bincount(even))
+    variance, effective = cr2_jackknife_variance(without, values.mean(), np.bincount(even))
     assert variance == pytest.approx(3 / 4 * ((without - without.mean()) ** 2).sum())
     assert effective == pytest.approx(4)
