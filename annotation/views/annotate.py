@@ -36,6 +36,7 @@ _DONE_WITH = {
 
 logger = logging.getLogger(__name__)
 
+_SKIPPED = gettext_lazy("Skipped: that item will not come back to you. Here is your next one.")
 _WAITING_FOR_REVIEW = gettext_lazy(
     "Rating opens once the study team has approved your application. Its status is below."
 )
@@ -250,4 +251,7 @@ def skip(request: AuthenticatedRequest, token: str) -> HttpResponse:
         if refusal.code == "skip_reason":
             return _render(request, assignment, error=refusal.message, status=422)
         return _render(request, None, error=refusal.message, status=409)
-    return _next(request)
+    # Said, so that the next item is not taken for the same one or for a lost skip.
+    if not request.htmx:
+        messages.info(request, _SKIPPED)
+    return _next(request, notice=_SKIPPED)

@@ -266,8 +266,20 @@ def test_a_skip_needs_a_reason_and_moves_on(client, alice):
 
     assert refused.status_code == 422
     assert skipped.status_code == 200
+    assert "Skipped: that item will not come back to you." in skipped.content.decode()
     lease.refresh_from_db()
     assert lease.state == "skipped" and lease.skip_reason == "distressing"
+
+
+def test_a_skip_without_htmx_says_so_on_the_next_page(client, alice):
+    lease = lease_pair(alice)
+    client.force_login(alice)
+
+    page = client.post(
+        f"/annotate/{lease.token}/skip/", {"reason": "distressing"}, follow=True
+    ).content.decode()
+
+    assert "Skipped: that item will not come back to you." in page
 
 
 def test_progress_counts_done_and_today(client, alice):
