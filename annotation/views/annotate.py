@@ -254,4 +254,4 @@ def skip(request: AuthenticatedRequest, token: str) -> HttpResponse:
     # Said, so that the next item is not taken for the same one or for a lost skip.
     if not request.htmx:
         messages.info(request, _SKIPPED)
-    return _next(request, notice=_SKIPPED)
+    return _next(request, notice=str(_SKIPPED))
