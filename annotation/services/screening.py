@@ -259,9 +259,7 @@ def _approve_all(profile: AnnotatorProfile, characters: list[Character], *, revi
     # Both databases return the new rows' keys (RETURNING), which their audit rows name.
     by_character = {q.character_id: q for q in [*created, *had.values()]}
     profile_before = profile.status
-    if profile.status in (ProfileStatus.APPLIED, ProfileStatus.SCREENING, ProfileStatus.REJECTED):
-        profile.status = ProfileStatus.APPROVED
-        profile.save(update_fields=["status"])
+    _approve_profile(profile)
     events = []
     for character in characters:
         previous = had.get(character.pk)
@@ -291,6 +289,13 @@ def _approve_all(profile: AnnotatorProfile, characters: list[Character], *, revi
     plans_forget(profile.user_id)
 
 
+def _approve_profile(profile: AnnotatorProfile) -> None:
+    """An approved qualification approves its annotator, unless staff suspended them."""
+    if profile.status in (ProfileStatus.APPLIED, ProfileStatus.SCREENING, ProfileStatus.REJECTED):
+        profile.status = ProfileStatus.APPROVED
+        profile.save(update_fields=["status"])
+
+
 def _review_one(qualification: Qualification, *, reviewer, approve: bool, note: str) -> None:
     from . import audit
 
@@ -305,13 +310,8 @@ def _review_one(qualification: Qualification, *, reviewer, approve: bool, note: 
     qualification.reviewed_at = timezone.now()
     qualification.review_note = note
     qualification.save()
-    if approve and profile.status in (
-        ProfileStatus.APPLIED,
-        ProfileStatus.SCREENING,
-        ProfileStatus.REJECTED,
-    ):
-        profile.status = ProfileStatus.APPROVED
-        profile.save(update_fields=["status"])
+    if approve:
+        _approve_profile(profile)
     elif (
         not approve
         and profile.status != ProfileStatus.SUSPENDED
