@@ -343,6 +343,22 @@ def test_the_writing_page_shows_the_scenario_and_escapes_hostile_text(client, ru
     assert page.count("&lt;script&gt;") == 2  # the writer's round 1 and the user's reply
 
 
+def test_the_user_page_says_how_long_a_reply_may_be_and_refuses_a_word(client, run, wendy, umar):
+    task = services.task_next(user=wendy)
+    services.round_1_submit(user=wendy, token=task.token, text=ROUND_1)
+    client.force_login(umar)
+    page = client.get(reverse("write-user")).content.decode()
+    assert f"between {run.min_chars} and {run.max_chars} characters" in page
+    followup = WritingTask.objects.get(pk=task.pk)
+    response = client.post(
+        reverse("write-user-submit", args=[followup.followup_token]), {"question": "嗯嗯"}
+    )
+    assert f"at least {run.min_chars} characters; it has 2" in response.content.decode()
+    assert "嗯嗯" in response.content.decode()  # the text comes back to be lengthened
+    task.refresh_from_db()
+    assert task.state == TaskState.AWAITING_FOLLOWUP and task.question_r2 == ""
+
+
 def test_a_refused_answer_comes_back_with_a_clear_error_and_the_text(client, run, wendy):
     client.force_login(wendy)
     client.get(reverse("write-next"))
@@ -517,9 +533,16 @@ def test_bad_follow_ups_are_refused_and_nothing_is_saved(run, wendy, umar):
     task = services.task_next(user=wendy)
     services.round_1_submit(user=wendy, token=task.token, text=ROUND_1)
     followup = services.followup_next(user=umar)
-    for text in ("", "问\x00题", "问" * 401):
-        with pytest.raises(services.WritingError):
+    # "嗯嗯": a reply shorter than the run lets an answer be is not a user's turn either.
+    for text, code in (
+        ("", "empty"),
+        ("问\x00题", "nul"),
+        ("问" * 401, "too_long"),
+        ("嗯嗯", "too_short"),
+    ):
+        with pytest.raises(services.WritingError) as refusal:
             services.followup_submit(user=umar, followup_token=followup.followup_token, text=text)
+        assert refusal.value.code == code
     task.refresh_from_db()
     assert task.state == TaskState.AWAITING_FOLLOWUP and task.question_r2 == ""
 

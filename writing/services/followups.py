@@ -132,7 +132,14 @@ def followup_submit(*, user, followup_token: str, text: str) -> WritingTask:
         raise WritingError(
             "followup_gone", _("This follow-up is no longer yours to write. Nothing was saved.")
         )
-    question = clean_text(text, limit=task.run.max_chars, field=_("The user's follow-up"))
+    # The same bounds as the writers' answers: a reply of a word or two is not the turn a
+    # rater will read as the user's (the dataset's shortest is over 50 characters).
+    question = clean_text(
+        text,
+        limit=task.run.max_chars,
+        min_chars=task.run.min_chars,
+        field=_("The user's follow-up"),
+    )
     _followup_ready(task, question, now)
     task.save()
     return task
