@@ -162,8 +162,11 @@ def _task_submit(request: AuthenticatedRequest, writing_task: WritingTask) -> Ht
         context = _task_context(writing_task, request, error=error, posted=request.POST)
         return render(request, TASK_TEMPLATE, context, status=REFUSED)
     if writing_task.state == TaskState.SUBMITTED:
+        # Back to the writing page, not straight into the next dialogue: taking one holds a
+        # cell from the other writers for the run's lease, and starts its clock, whether or
+        # not the writer goes on.
         messages.success(request, _("Handed in. Thank you!"))
-        return redirect("write-next")
+        return redirect("write")
     return redirect("write-task", token=token)
 
 

@@ -359,6 +359,22 @@ def test_the_user_page_says_how_long_a_reply_may_be_and_refuses_a_word(client, r
     assert task.state == TaskState.AWAITING_FOLLOWUP and task.question_r2 == ""
 
 
+def test_a_dialogue_handed_in_leads_back_to_the_writing_page_holding_nothing(
+    client, run, wendy, umar
+):
+    task = services.task_next(user=wendy)
+    services.round_1_submit(user=wendy, token=task.token, text=ROUND_1)
+    followup = services.followup_next(user=umar)
+    services.followup_submit(user=umar, followup_token=followup.followup_token, text=FOLLOWUP)
+    client.force_login(wendy)
+    response = client.post(reverse("write-task", args=[task.token]), {"answer": ROUND_2})
+    assert response.status_code == 302 and response.url == reverse("write")
+    # The run's other cell stays free for whoever writes next, Wendy included.
+    assert WritingTask.objects.filter(writer=wendy).count() == 1
+    page = client.get(response.url).content.decode()
+    assert "Handed in. Thank you!" in page and 'data-testid="write-next"' in page
+
+
 def test_a_refused_answer_comes_back_with_a_clear_error_and_the_text(client, run, wendy):
     client.force_login(wendy)
     client.get(reverse("write-next"))

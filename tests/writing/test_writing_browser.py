@@ -132,6 +132,10 @@ def test_fans_write_both_rounds_staff_accept_and_the_source_is_rated_blind(
     page.wait_for_url(re.compile(rf"/write/task/{desktop_task.token}/"))
     assert page.get_by_test_id("answer-r1").inner_text() == DESKTOP_R1
     assert page.get_by_test_id("question-r2").inner_text() == "可是我一开口就结巴，怎么办？"
+    # The guide is folded in round 2; its summary says it opens, not a bare heading.
+    assert page.get_by_test_id("guide-toggle").inner_text().endswith("▸ show")
+    page.get_by_test_id("guide-toggle").click()
+    assert page.get_by_test_id("guide-toggle").inner_text().endswith("▾ hide")
     page.locator("form.writing-form[data-ready] textarea[name=answer]").focus()
     page.keyboard.type(DESKTOP_R2[:10])
     page.reload()
