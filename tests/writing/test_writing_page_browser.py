@@ -74,6 +74,9 @@ def test_the_writer_sees_the_count_and_the_limits_at_every_width(
     assert "10" in counter.inner_text() and "400" in counter.inner_text()
     # The keyboard legend is for keyboards only.
     assert page.get_by_test_id("shortcuts").is_visible() is (viewport is DESKTOP)
+    # Where the draft is kept matters on a phone too.
+    assert "this browser" in page.get_by_test_id("draft-note").inner_text()
+    assert page.get_by_test_id("draft-note").is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     assert problems(page) == []
 
