@@ -5,6 +5,7 @@ import pytest
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.urls import reverse
 
 from tests.fixtures.faults import free_port
 from tests.helpers import run_manage
@@ -146,3 +147,11 @@ def test_the_metrics_come_back_after_a_flush():
     call_command("flush", "--noinput", stdout=StringIO())
 
     assert Metric.objects.count() == 10
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("language", "title"), [("en", "Sign up ·"), ("zh-hans", "注册 ·")])
+def test_the_sign_up_page_is_named_as_its_button_in_the_tab(client, language, title):
+    client.cookies["django_language"] = language
+    page = client.get(reverse("account_signup")).content.decode()
+    assert f"<title>{title}" in " ".join(page.split())  # not allauth's "Signup"
