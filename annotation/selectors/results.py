@@ -63,7 +63,7 @@ class ResultsView:
 def results_view(study, *, character=None, round_=None, dimension=None) -> ResultsView | None:
     from dialogues.models import Character
 
-    from ..models import Dimension, StudyResults, localized
+    from ..models import Dimension, StudyResults
 
     results = StudyResults.objects.filter(study=study).first()
     if results is None:
@@ -157,11 +157,12 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         view.human_guess.append((name(slug), figures))
     view.position_bias = document["position_bias"].get("overall", {})
     view.annotators = sorted(document["annotators"].items(), key=lambda kv: -kv[1]["judgments"])
+    dimension_keys = [f"dimension:{d}" for d in dimensions]
     view.chart = {
         "metrics": [m.label for m in metrics],
         "metricKeys": [m.slug for m in metrics],
         "dimensions": [str(dimension_labels[d]) for d in dimensions],
-        "dimensionKeys": [f"dimension:{d}" for d in dimensions],
+        "dimensionKeys": dimension_keys,
         "sources": [
             {
                 "slug": slug,
@@ -170,9 +171,22 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
             }
             for slug in order
         ],
-        "ciLabel": localized("95% 置信区间", "95% CI"),
+        "ciLabel": _dimension_chart_caption(
+            board.get(slug, {}).get(key, {}) for slug in order for key in dimension_keys
+        ),
     }
     return view
+
+
+def _dimension_chart_caption(figures) -> str:
+    """The bar chart's caption: what its whiskers are, or, when no bar has an interval (too
+    few annotators or cells), that none could be drawn, so that it never names whiskers
+    the reader cannot find."""
+    from ..models import localized
+
+    if any(figure.get("ci_low") is not None for figure in figures):
+        return localized("须线：95% 置信区间", "Whiskers: 95% CI")
+    return localized("数据不足，未画置信区间", "Not enough data for confidence intervals")
 
 
 def export_jobs_of(user, study, limit: int = 5) -> list[ExportJob]:

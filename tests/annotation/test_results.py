@@ -245,6 +245,10 @@ def test_the_chinese_page_heads_its_intervals_in_chinese(client, simulated, rese
 
     assert "95% 置信区间" in html
     assert "95% CI" not in html and "%%" not in html
+    chart = json.loads(
+        html.split('id="chart-data" type="application/json">', 1)[1].split("<", 1)[0]
+    )
+    assert chart["ciLabel"] == "须线：95% 置信区间"  # the bars have intervals here
 
 
 def test_a_study_without_results_says_so(client, study, researcher):

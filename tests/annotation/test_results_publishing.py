@@ -14,6 +14,7 @@ from annotation.exports import file_manifest_path
 from annotation.methods import METHODS_VERSION
 from annotation.models import AnnotatorProfile, Judgment, Rating, StudyResults
 from annotation.models.common import FORMULA_STARTS, new_pseudonym
+from annotation.selectors import results_view
 from annotation.simulation import simulate_study
 from tests.builders import make_study
 
@@ -124,6 +125,8 @@ def test_a_study_rated_by_one_annotator_has_no_intervals(demo_dataset, luffy, se
     assert rows and all(r["annotators"] == 1 and r["ci_low"] is None for r in rows)
     assert all(not a["enough_data"] and a["ci_low"] is None for a in payload["agreement"].values())
     assert payload["position_bias"]["overall"]["ci_low"] is None
+    # The bar chart names no whiskers it cannot draw.
+    assert results_view(study).chart["ciLabel"] == "Not enough data for confidence intervals"
 
 
 def test_an_empty_study_has_empty_results(demo_dataset, luffy):
