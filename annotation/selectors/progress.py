@@ -33,13 +33,18 @@ class Progress:
 def progress_of(user) -> Progress:
     """Shown on every rating page: one written statement (see `annotation.sql`) of one row,
     however many judgments the annotator gave today: the counts, and today's sitting as
-    the break rule reads it, with the rule of the study last rated."""
+    the break rule reads it, with the rule of the study last rated.
+
+    What is left is the live leases plus the estimate of what the annotator may still
+    take, and every item taken (leased, whatever came of it) leaves the estimate: so the
+    total stays put as an item is leased and rated, and falls by one when one is skipped or
+    let go, at once and not when the estimate is next made."""
     now = timezone.now()
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     since_previous = sql.milliseconds_between(
         "submitted_at", "LAG(submitted_at) OVER (ORDER BY submitted_at)"
     )
-    done, leased, today, last_at, started_at, every_items, every_minutes = sql.one_row(
+    done, leased, taken, today, last_at, started_at, every_items, every_minutes = sql.one_row(
         "SELECT"
         " (SELECT COUNT(*) FROM annotation_judgment j"
         "  WHERE j.annotator_id = %s"
@@ -48,6 +53,7 @@ def progress_of(user) -> Progress:
         " (SELECT COUNT(*) FROM annotation_assignment a"
         f"  WHERE a.annotator_id = %s AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
         "  AND a.expires_at > %s),"
+        " (SELECT COUNT(*) FROM annotation_assignment a WHERE a.annotator_id = %s),"
         " d.today, d.last_at, d.started_at, last.break_every_items, last.break_every_minutes"
         # A sitting starts at the judgment given more than SESSION_GAP after the one before.
         " FROM (SELECT COUNT(*) AS today, MAX(submitted_at) AS last_at,"
@@ -62,6 +68,7 @@ def progress_of(user) -> Progress:
             user.pk,
             user.pk,
             sql.db_moment(now),
+            user.pk,
             SESSION_GAP // timedelta(milliseconds=1),
             user.pk,
             sql.db_moment(start_of_day),
@@ -76,7 +83,7 @@ def progress_of(user) -> Progress:
         every_items or 0,
         every_minutes or 0,
     )
-    remaining = _items_left(user, done) + leased
+    remaining = _items_left(user, taken) + leased
     return Progress(
         done=done, today=today, remaining=remaining, break_due=is_break_due_in(sitting, now)
     )
@@ -91,30 +98,33 @@ ITEMS_LEFT_KEPT_HERE = 10_000
 _items_left_here: Kept[tuple[int, int, float]] = Kept(ITEMS_LEFT_SECONDS, most=ITEMS_LEFT_KEPT_HERE)
 
 
-def _items_left(user, done: int) -> int:
+def _items_left(user, taken: int) -> int:
     """The estimate of what is left scans the study's items, too costly for every page;
-    it is cached for two minutes and lowered by each judgment given since. With Redis
-    down the cache answers "nothing there" (chatanime_site.cache) and each process
-    estimates it afresh, for its own two minutes."""
+    it is cached for two minutes and lowered by each item the annotator has taken since
+    (`taken`: their leases of every state, as the estimate leaves out the scenarios they
+    had an item of). With Redis down the cache answers "nothing there"
+    (chatanime_site.cache) and each process estimates it afresh, for its own two minutes."""
     kept = _items_left_here.get(user.pk)
     if kept is None:
-        kept = _items_left_shared(user, done)
+        kept = _items_left_shared(user, taken)
         # As long as the shared copy: every process's estimate ends at the same moment.
         _items_left_here.keep(user.pk, kept, seconds=kept[2] - time.time())
-    estimate, done_then, _until = kept
-    return max(0, estimate - (done - done_then))
+    estimate, taken_then, _until = kept
+    return max(0, estimate - (taken - taken_then))
 
 
-def _items_left_shared(user, done: int) -> tuple[int, int, float]:
+def _items_left_shared(user, taken: int) -> tuple[int, int, float]:
     from django.core.cache import cache
 
     from .eligibility import items_left_estimate
 
-    key = f"items-left:{user.pk}"
+    # Copies that counted judgments rather than items taken (before the key said so) are
+    # left to expire.
+    key = f"items-left-taken:{user.pk}"
     cached = cache.get(key)
     # A copy kept before copies said until when is estimated afresh, like a missing one.
     if not (isinstance(cached, tuple) and len(cached) == 3):
-        cached = (items_left_estimate(user), done, time.time() + ITEMS_LEFT_SECONDS)
+        cached = (items_left_estimate(user), taken, time.time() + ITEMS_LEFT_SECONDS)
         cache.set(key, cached, ITEMS_LEFT_SECONDS)
     return cached
 

@@ -47,7 +47,7 @@ class CacheReads:
         get = cache.get
 
         def counted(key, *args, **kwargs):
-            if key.startswith("items-left:"):
+            if key.startswith("items-left-taken:"):
                 self.keys.append(key)
             return get(key, *args, **kwargs)
 
@@ -69,12 +69,12 @@ def test_a_process_keeps_the_estimate_it_read_until_its_two_minutes_are_over(
     monkeypatch.setattr(progress.time, "time", lambda: clock[0])
     monkeypatch.setattr(kept.time, "monotonic", lambda: clock[0])
 
-    first = progress._items_left(alice, done=0)
-    assert progress._items_left(alice, done=2) == first - 2  # lowered by judgments since
+    first = progress._items_left(alice, taken=0)
+    assert progress._items_left(alice, taken=2) == first - 2  # lowered by items taken since
     assert len(reads.keys) == 1  # the second from this process's copy
 
     clock[0] += progress.ITEMS_LEFT_SECONDS + 1
-    progress._items_left(alice, done=2)
+    progress._items_left(alice, taken=2)
     assert len(reads.keys) == 2  # over: read (and here estimated) again
 
 
@@ -85,12 +85,12 @@ def test_an_estimate_another_process_made_is_taken_from_the_cache(demo_dataset, 
 
     make_study(characters=[luffy])
     alice = approved_annotator("alice@example.com", [luffy])
-    cache.set(f"items-left:{alice.pk}", (40, 3, progress.time.time() + 60), 60)
+    cache.set(f"items-left-taken:{alice.pk}", (40, 3, progress.time.time() + 60), 60)
     monkeypatch.setattr(
         eligibility, "items_left_estimate", lambda user: pytest.fail("estimated again")
     )
 
-    assert progress._items_left(alice, done=5) == 38
+    assert progress._items_left(alice, taken=5) == 38
 
 
 def test_an_estimate_kept_before_copies_said_until_when_is_made_afresh(demo_dataset, luffy):
@@ -100,7 +100,7 @@ def test_an_estimate_kept_before_copies_said_until_when_is_made_afresh(demo_data
 
     make_study(characters=[luffy])
     alice = approved_annotator("alice@example.com", [luffy])
-    cache.set(f"items-left:{alice.pk}", (40, 3), 60)
+    cache.set(f"items-left-taken:{alice.pk}", (40, 3), 60)
 
-    assert progress._items_left(alice, done=0) == eligibility.items_left_estimate(alice)
-    assert len(cache.get(f"items-left:{alice.pk}")) == 3
+    assert progress._items_left(alice, taken=0) == eligibility.items_left_estimate(alice)
+    assert len(cache.get(f"items-left-taken:{alice.pk}")) == 3

@@ -40,8 +40,10 @@ def test_the_figures_count_open_studies_today_and_live_leases(alice, study):
     progress = selectors.progress_of(alice)
     assert (progress.done, progress.today, progress.break_due) == (3, 2, False)
 
-    lease_pair(alice)  # a live lease is part of what is left
-    assert selectors.progress_of(alice).remaining == progress.remaining + 1
+    # A live lease is part of what is left, moved there from the estimate of what she may
+    # still take: what is left, and so the total, stays put.
+    lease_pair(alice)
+    assert selectors.progress_of(alice).remaining == progress.remaining
 
     study.status = StudyStatus.CLOSED
     study.save()
@@ -153,3 +155,27 @@ def test_the_rule_is_the_one_of_the_study_rated_last(alice, study):
     rate_in(relaxed)
     rate_in(study)
     assert selectors.progress_of(alice).break_due  # four today, every two where last
+
+
+def test_the_total_falls_by_one_when_an_item_is_skipped_and_stays_when_one_is_rated(alice, study):
+    """The rating page says a skipped item will not come back: the total it shows falls by
+    one at once, not when the estimate is next made, and rating one leaves it as it was."""
+    from django.core.cache import cache
+
+    from annotation.selectors.progress import items_left_forget
+
+    rate(alice, 1)
+    before = selectors.progress_of(alice)
+
+    lease = lease_pair(alice)
+    services.assignment_skip(user=alice, token=lease.token, reason="too_hard")
+    services.assignment_next(user=alice)
+    skipped = selectors.progress_of(alice)
+    assert skipped.total == before.total - 1
+    rate(alice, 1)
+    assert selectors.progress_of(alice).total == skipped.total
+
+    # The same figures as an estimate made afresh gives.
+    cache.clear()
+    items_left_forget()
+    assert selectors.progress_of(alice).total == skipped.total
