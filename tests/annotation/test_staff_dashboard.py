@@ -473,3 +473,21 @@ def test_flags_and_automatic_pauses_are_put_into_words_in_the_reader_language(
     assert said[-1] in audit
     for sentence in not_said:
         assert sentence not in html
+
+
+def test_the_studies_page_says_where_a_new_study_is_made(client, study):
+    from django.urls import reverse
+
+    from tests.builders import study_manager_named
+
+    admin = UserFactory(email="root@example.com", is_staff=True, is_superuser=True)
+    client.force_login(admin)
+    page = client.get(reverse("staff-studies")).content.decode()
+    assert reverse("admin:annotation_study_add") in page
+    assert "manage.py create_study" in page
+    # A manager without the admin's add permission is told of the command, not sent to
+    # a form that would refuse them.
+    client.force_login(study_manager_named("manager@example.com"))
+    page = client.get(reverse("staff-studies")).content.decode()
+    assert reverse("admin:annotation_study_add") not in page
+    assert "manage.py create_study" in page
