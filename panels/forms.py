@@ -40,7 +40,7 @@ class PositionsField(forms.CharField):
 
 class PanelStudyForm(forms.ModelForm):
     check_positions = PositionsField(
-        label=_("attention checks after items"),
+        label=_("Attention checks after items"),
         required=False,
         help_text=_(
             "After which items a participant answers an attention check, such as 3, 8; "
@@ -56,6 +56,12 @@ class PanelStudyForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         for name in OPTIONAL:
             self.fields[name].required = False
+        # Stored in the currency's smallest unit; a whole number typed as pounds would be
+        # pence, and the dashboard's hourly pay a hundredth of the truth.
+        self.fields["reward_minor_units"].label = _("Reward per participant, in pence or cents")
+        self.fields["reward_minor_units"].help_text = _(
+            "The smallest unit of the currency below: 150 is 1.50 (pounds, dollars or yuan)."
+        )
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

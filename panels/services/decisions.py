@@ -35,19 +35,27 @@ def _client() -> prolific.ProlificClient:
     return prolific.ProlificClient()
 
 
-def _prolific_call(call, *args, **kwargs):
-    """Call Prolific; its refusal, or its silence, is ours: nothing is changed here."""
+def _prolific_call(call, *args, by_hand: str = "", **kwargs):
+    """Call Prolific; its refusal, or its silence, is ours: nothing is changed here.
+    Without a token, staff are told how to make the same change without one (`by_hand`:
+    what fits the action; by default, on Prolific's own pages)."""
     try:
         return call(*args, **kwargs)
     except prolific.ProlificTokenError as error:
-        # Without a token staff can still stop arrivals here alone: say how.
         raise PanelError(
             "prolific",
-            str(error)
-            + " "
-            + _(
-                "Nothing was changed. To stop newcomers here only, run "
-                "manage.py study_panel STUDY --pause."
+            " ".join(
+                [
+                    str(error),
+                    str(_("Nothing was changed.")),
+                    by_hand
+                    or str(
+                        _(
+                            "Do it on Prolific's own study page, or set the token where "
+                            "the server runs to do it from here."
+                        )
+                    ),
+                ]
             ),
         ) from None
     except prolific.ProlificError as error:
@@ -337,7 +345,17 @@ def _set_open(panel_study: PanelStudy, actor, *, is_open: bool) -> PanelStudy:
     if on_prolific:
         client = _client()
         call = client.study_start if is_open else client.study_pause
-        _prolific_call(call, _prolific_study_id(panel))
+        _prolific_call(
+            call,
+            _prolific_study_id(panel),
+            by_hand=str(
+                _(
+                    "To open or pause it here only, run manage.py study_panel %(study)s "
+                    "--open (or --pause), and do the same on Prolific's study page."
+                )
+                % {"study": panel.study.slug}
+            ),
+        )
     before = panel.is_open
     panel.is_open = is_open
     panel.save(update_fields=["is_open", "updated_at"])
@@ -377,7 +395,18 @@ def panel_places_set(*, panel_study: PanelStudy, places, actor) -> PanelStudy:
     if on_prolific:
         if places < 1:
             raise PanelError("places", _("A study on Prolific needs at least 1 place."))
-        _prolific_call(_client().study_places_set, _prolific_study_id(panel), places)
+        _prolific_call(
+            _client().study_places_set,
+            _prolific_study_id(panel),
+            places,
+            by_hand=str(
+                _(
+                    "To set them here only, run manage.py study_panel %(study)s --places "
+                    "%(places)d, and set the same number on Prolific's study page."
+                )
+                % {"study": panel.study.slug, "places": places}
+            ),
+        )
     before = panel.places
     panel.places = places
     panel.save(update_fields=["places", "updated_at"])

@@ -167,6 +167,16 @@ def test_the_admin_form_reads_the_checks_as_typed(study):
     assert 'value="3, 8"' in str(shown["check_positions"])
 
 
+def test_the_admin_form_says_the_reward_is_in_pence_or_cents(study):
+    """Typed as pounds, a whole number would be pence: the form says which it reads."""
+    shown = str(PanelStudyForm()["reward_minor_units"].label_tag())
+    shown += str(PanelStudyForm()["reward_minor_units"].help_text)
+    assert "in pence or cents" in shown and "150 is 1.50" in shown
+    form = PanelStudyForm(data=admin_data(study, reward_minor_units="150"))
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["reward_minor_units"] == 150
+
+
 @pytest.mark.parametrize(
     ("changes", "field"),
     [

@@ -367,6 +367,38 @@ def test_a_pause_prolific_refuses_leaves_the_study_open(panel, staff, prolific_s
     assert panel.is_open is True and audited(AuditAction.PANEL_STUDY_ACTION) == []
 
 
+def test_without_a_token_staff_are_told_how_to_make_that_change_by_hand(
+    panel, staff, settings, prolific_server
+):
+    """Not how to pause when they asked to open, add places or approve: each refusal names
+    the way that needs no token."""
+    participant = finished(panel, "p1")
+    settings.PROLIFIC_API_TOKEN = ""
+    settings.PROLIFIC_API_TOKEN_FILE = ""
+    slug = panel.study.slug
+    for action, by_hand in (
+        (lambda: services.panel_resume(panel_study=panel, actor=staff), f"{slug} --open"),
+        (
+            lambda: services.panel_places_set(panel_study=panel, places=40, actor=staff),
+            f"{slug} --places 40",
+        ),
+        (
+            lambda: services.submissions_approve(
+                panel_study=panel, participants=[participant], actor=staff
+            ),
+            "Prolific's own study page",
+        ),
+    ):
+        with pytest.raises(services.PanelError) as refused:
+            action()
+        assert "No Prolific API token" in refused.value.message
+        assert "Nothing was changed." in refused.value.message
+        assert by_hand in refused.value.message
+    panel.refresh_from_db()
+    assert panel.places != 40 and audited(AuditAction.PANEL_STUDY_ACTION) == []
+    assert prolific_server.calls == []
+
+
 def test_a_prolific_study_whose_id_is_not_known_is_not_paused(panel, staff, prolific_server):
     with pytest.raises(services.PanelError) as refused:
         services.panel_pause(panel_study=panel, actor=staff)
