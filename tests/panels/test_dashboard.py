@@ -91,6 +91,8 @@ def test_a_manager_sees_participants_by_state_codes_time_and_hourly_pay(client, 
     assert figure(html, "median-time") == "30.0 min"
     assert figure(html, "hourly-pay") == "£5.00 per hour"
     assert "Implausibly fast × 2" in html
+    # The wide layout: the review reasons and decisions are in view at 1280 px.
+    assert '<main class="wide">' in html
 
 
 def test_the_list_of_participants_can_be_narrowed_to_one_state(client, panel, crowd):
