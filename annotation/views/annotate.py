@@ -24,14 +24,12 @@ from ..selectors import Step
 
 TEMPLATE = "annotation/annotate.html"
 # Keyed by the stored value, which is what `Assignment.state` reads back as.
+# Said on whatever page comes next: the next item, the "nothing left" page, or another
+# app's end of the work, so none of them promises a next item.
 _DONE_WITH = {
-    AssignmentState.SUBMITTED.value: gettext_lazy(
-        "You already submitted that item; here is your next one."
-    ),
-    AssignmentState.SKIPPED.value: gettext_lazy("You skipped that item; here is your next one."),
-    AssignmentState.EXPIRED.value: gettext_lazy(
-        "That item is no longer reserved for you; here is your next one."
-    ),
+    AssignmentState.SUBMITTED.value: gettext_lazy("You already submitted that item."),
+    AssignmentState.SKIPPED.value: gettext_lazy("You skipped that item."),
+    AssignmentState.EXPIRED.value: gettext_lazy("That item is no longer reserved for you."),
 }
 
 logger = logging.getLogger(__name__)
@@ -143,7 +141,10 @@ def item(request: AuthenticatedRequest, token: str) -> HttpResponse:
         # Without another live lease (a second tab's), the next item is a new lease.
         return _submit(request, assignment, known_without_lease=not at_work.other_live_lease)
     if assignment.state != AssignmentState.ACTIVE:
-        # Back or an old bookmark: the item is done with; go on to the current one.
+        # Back or an old bookmark: the item is done with; go on to the current one, or
+        # to where this person's work ended (a panel participant's code), said once there.
+        if (stop := _stopped(request)) is not None:
+            return stop
         messages.info(request, _DONE_WITH[assignment.state])
         return redirect("annotate")
     try:

@@ -147,7 +147,7 @@ def test_going_back_to_a_submitted_item_leads_to_the_next_one_with_a_note(client
     next_lease = Assignment.objects.filter(annotator=alice, state="active").get()
     assert response.redirect_chain[-1][0] == f"/annotate/{next_lease.token}/"
     html = response.content.decode()
-    assert "You already submitted that item; here is your next one." in html
+    assert "You already submitted that item." in html
     assert f'action="/annotate/{lease.token}/"' not in html
     assert Judgment.objects.filter(assignment=lease).count() == 1
 

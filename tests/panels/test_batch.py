@@ -112,6 +112,21 @@ def test_the_whole_batch_from_the_panel_link_to_the_completion_link(client, pane
     assert participant.finished_at is not None
 
 
+def test_back_to_an_old_item_after_the_batch_shows_the_code_and_no_next_item(client, panel, luffy):
+    admitted(client, panel, luffy)
+    for _ in range(ITEMS):
+        rate_one(client)
+    client.get(done_url(panel))
+    last = Assignment.objects.latest("pk")
+
+    again = client.get(reverse("annotate-item", args=[last.token]), follow=True)
+
+    assert again.redirect_chain[-1][0] == done_url(panel)
+    body = again.content.decode()
+    assert "C1A2B3" in body
+    assert "next one" not in body and "already submitted" not in body
+
+
 def test_a_completed_participant_never_gets_a_second_batch_or_code(client, panel, luffy):
     participant = admitted(client, panel, luffy)
     for _ in range(ITEMS):
