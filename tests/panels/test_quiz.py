@@ -307,5 +307,5 @@ def test_the_quiz_and_the_screen_out_page_read_in_chinese(client, panel, luffy, 
     client.post(start_url(panel), quiz_post(participant, luffy, right=False))
     page = client.get(done_url(panel)).content.decode()
     assert "你没有通过所选任何角色的测验" in page
-    assert "你的代码是 <strong>SCREENED</strong>" in page
+    assert "你的完成码是 <strong>SCREENED</strong>" in page
     assert "did not pass" not in page
