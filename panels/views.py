@@ -45,7 +45,9 @@ def _model_backend() -> str:
 
 
 def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
-    return render(request, "panels/refused.html", {"message": message}, status=status)
+    # 409 and 410: the link was right, but the study cannot take anyone now.
+    context = {"message": message, "cannot_take": status in (409, 410)}
+    return render(request, "panels/refused.html", context, status=status)
 
 
 def participant_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

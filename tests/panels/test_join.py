@@ -233,8 +233,12 @@ def test_a_full_study_turns_newcomers_away_and_creates_nothing(client, panel):
     response = client.get(prolific_link(panel))
 
     assert response.status_code == 409
-    assert "all the participants it needs" in response.content.decode()
+    page = response.content.decode()
+    assert "all the participants it needs" in page
     assert counts() == before
+    # Told to give the study back, not to open it again, and offered no account here.
+    assert 'data-testid="return-advice"' in page and "open the study from there again" not in page
+    assert reverse("account_login") not in page and reverse("account_signup") not in page
 
 
 def test_a_place_given_back_by_a_return_or_time_out_takes_a_newcomer(client, panel):
