@@ -5,6 +5,9 @@ PY := $(VENV)/bin/python
 DATA ?= dialogues/demo_data
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The address links point to (the panel join link, emails): the server's own, unless set;
+# a server listening on every interface is reached on this machine at 127.0.0.1.
+SITE_HOST = $(if $(filter 0.0.0.0,$(HOST)),127.0.0.1,$(HOST))
 
 .PHONY: run test test-fast lint format lock worker bench bench-load bench-panel-burst clean messages docs
 
@@ -20,7 +23,7 @@ run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py import_chatanime $(DATA)
 	$(PY) manage.py seed_demo
-	scripts/serve $(HOST) $(PORT)
+	CHATANIME_SITE_URL=$${CHATANIME_SITE_URL:-http://$(SITE_HOST):$(PORT)} scripts/serve $(HOST) $(PORT)
 
 test: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

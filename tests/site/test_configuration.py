@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.fixtures.services import REPO
 from tests.helpers import PRODUCTION_ENV, run_manage
 
@@ -214,3 +216,19 @@ def test_a_busy_results_refresh_spacing_below_the_usual_one_is_refused_at_start_
 
     assert result.returncode != 0
     assert "CHATANIME_RESULTS_REFRESH_SPACING_BUSY must be at least" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("host", "link"), [("127.0.0.1", "http://127.0.0.1:8765"), ("0.0.0.0", "http://127.0.0.1:8765")]
+)
+def test_make_run_points_links_at_its_own_address(host, link):
+    """The panel join link and emails' links name the server `make run` starts, not
+    port 8000 whatever PORT says (a participant sent there would find nothing)."""
+    recipe = subprocess.run(
+        ["make", "-n", "run", f"HOST={host}", "PORT=8765"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f"CHATANIME_SITE_URL=${{CHATANIME_SITE_URL:-{link}}} scripts/serve {host} 8765" in recipe
