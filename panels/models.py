@@ -6,6 +6,8 @@ The panel id is what the panel pays by, so it is kept, but only here: matching a
 participant uses its keyed hash, and nothing of the annotation app (exports included)
 ever sees either. Annotation knows a participant only as an ordinary pseudonymous user."""
 
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -76,6 +78,16 @@ class PanelStudy(models.Model):
 
     def __str__(self):
         return f"{self.study.slug} ({self.provider})"
+
+    @property
+    def panel_site(self) -> str:
+        """The panel's own site, where a participant who stopped goes back to (to return
+        the study): the address of its completion link without the path, or "" when that
+        is not a web address."""
+        parts = urlsplit(self.completion_url_template)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return ""
+        return f"{parts.scheme}://{parts.netloc}/"
 
 
 class ParticipantState(models.TextChoices):

@@ -190,6 +190,8 @@ def test_leaving_asks_for_confirmation_then_returns_and_says_so(client, panel, l
     left = client.get(leave_url(panel))
     assert left.status_code == 200 and b'data-testid="panel-left"' in left.content
     assert b"Return submission" in left.content
+    # A way back to the panel, to return the study there: its site, from the completion link.
+    assert b'href="https://app.prolific.com/"' in left.content
     participant.refresh_from_db()
     assert participant.state == ParticipantState.RETURNED and live_leases(participant) == 0
     event = AuditEvent.objects.get(action=AuditAction.PANEL_OUTCOME)
@@ -200,6 +202,7 @@ def test_leaving_asks_for_confirmation_then_returns_and_says_so(client, panel, l
     )
     done = client.get(reverse("panel-done", args=[panel.study.slug]))
     assert b'data-testid="panel-over"' in done.content and b"C1A2B3" not in done.content
+    assert b'data-testid="panel-site"' in done.content
 
 
 def test_a_leave_without_the_confirmation_changes_nothing(client, panel, luffy):

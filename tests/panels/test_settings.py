@@ -155,3 +155,17 @@ def test_the_admin_form_refuses_what_the_service_refuses(study):
 
     assert not form.is_valid()
     assert "{code}" in form.errors["completion_url_template"][0]
+
+
+@pytest.mark.parametrize(
+    ("template", "site"),
+    [
+        ("https://app.prolific.com/submissions/complete?cc={code}", "https://app.prolific.com/"),
+        ("https://www.credamo.com/s/abc?code={code}", "https://www.credamo.com/"),
+        ("{code}", ""),
+    ],
+)
+def test_the_panels_site_is_the_address_of_its_completion_link(template, site):
+    from panels.models import PanelStudy
+
+    assert PanelStudy(completion_url_template=template).panel_site == site
