@@ -41,16 +41,26 @@ def _panel(slug: str):
     return panel
 
 
+AWAITING_REVIEW = "review"
+
+
 @study_manager_required
 @require_GET
 def panel_dashboard(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     panel = _panel(slug)
     summary = selectors.panel_summary(panel)
     state = request.GET.get("state", "")
-    if state not in ParticipantState.values:
+    # Not a state: the finished participants flagged for a person to look at.
+    if state not in (*ParticipantState.values, AWAITING_REVIEW):
         state = ""
     pays = selectors.pays_participants(request.user)
-    participants = list(selectors.participants_for_staff(panel, state=state)[:500])
+    participants = list(
+        selectors.participants_for_staff(
+            panel,
+            state="" if state == AWAITING_REVIEW else state,
+            awaiting_review=state == AWAITING_REVIEW,
+        )[:500]
+    )
     flag_names = dict(FlagKind.choices)
     for participant in participants:
         participant.reasons = [

@@ -78,9 +78,12 @@ def participants_awaiting_review(panel_study: PanelStudy):
     )
 
 
-def participants_for_staff(panel_study: PanelStudy, *, state: str = ""):
+def participants_for_staff(
+    panel_study: PanelStudy, *, state: str = "", awaiting_review: bool = False
+):
     """The study's participants for the dashboard, newest first, with their pseudonym
-    and the number of judgments they gave."""
+    and the number of judgments they gave: all, those in `state`, or those awaiting
+    review."""
     rated = (
         Judgment.objects.filter(annotator_id=OuterRef("user_id"), study_id=panel_study.study_id)
         .order_by()
@@ -94,6 +97,10 @@ def participants_for_staff(panel_study: PanelStudy, *, state: str = ""):
         .annotate(rated=Coalesce(Subquery(rated), 0))
         .order_by("-started_at", "-pk")
     )
+    if awaiting_review:
+        participants = participants.filter(
+            pk__in=participants_awaiting_review(panel_study).values("pk")
+        )
     return participants.filter(state=state) if state else participants
 
 

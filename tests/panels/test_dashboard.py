@@ -109,6 +109,19 @@ def test_the_list_of_participants_can_be_narrowed_to_one_state(client, panel, cr
     assert completed in everyone and "<script>" not in everyone
 
 
+def test_the_list_can_be_narrowed_to_those_awaiting_review(client, panel, crowd):
+    """The figure on the page leads to the people it counts, before approving."""
+    client.force_login(study_manager_named("manager@example.com"))
+    flagged = crowd[1].user.annotator_profile.pseudonym
+    unflagged = crowd[0].user.annotator_profile.pseudonym
+
+    html = dashboard(client, panel, state="review").content.decode()
+    table = html[html.index('data-testid="participants"') :]
+
+    assert flagged in table and unflagged not in table
+    assert '<a href="?state=review#participants">Awaiting review</a>' in html
+
+
 def test_without_a_reward_or_a_completion_there_is_no_hourly_pay(client, study):
     panel = make_panel_study(study)
     client.force_login(study_manager_named("manager@example.com"))
