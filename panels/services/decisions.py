@@ -24,42 +24,12 @@ from annotation.services import audit
 from .. import prolific
 from ..models import Decision, PanelStudy, Participant, ParticipantState, Provider
 from .errors import PanelError
+from .prolific_calls import prolific_call, prolific_client
 
 REASON_MAX_CHARS = 2000
 # A single bonus above this (in minor units: 500.00 in pounds or dollars) is taken for a
 # slip of the keyboard (pounds typed as pence the other way round) and refused.
 BONUS_MOST = 50_000
-
-
-def _client() -> prolific.ProlificClient:
-    return prolific.ProlificClient()
-
-
-def _prolific_call(call, *args, by_hand: str = "", **kwargs):
-    """Call Prolific; its refusal, or its silence, is ours: nothing is changed here.
-    Without a token, staff are told how to make the same change without one (`by_hand`:
-    what fits the action; by default, on Prolific's own pages)."""
-    try:
-        return call(*args, **kwargs)
-    except prolific.ProlificTokenError as error:
-        raise PanelError(
-            "prolific",
-            " ".join(
-                [
-                    str(error),
-                    str(_("Nothing was changed.")),
-                    by_hand
-                    or str(
-                        _(
-                            "Do it on Prolific's own study page, or set the token where "
-                            "the server runs to do it from here."
-                        )
-                    ),
-                ]
-            ),
-        ) from None
-    except prolific.ProlificError as error:
-        raise PanelError("prolific", str(error)) from None
 
 
 def _who(participant: Participant) -> str:
@@ -182,7 +152,7 @@ def submissions_approve(*, panel_study: PanelStudy, participants, actor) -> list
         _decidable(participant)
     if _is_prolific(panel_study):
         ids = [_submission_id(participant) for participant in locked]
-        _prolific_call(_client().submissions_approve, ids)
+        prolific_call(prolific_client().submissions_approve, ids)
     for participant in locked:
         _decide(participant, Decision.APPROVED, "", actor)
     return locked
@@ -207,8 +177,11 @@ def submission_reject(
     locked = _locked_one(participant)
     _decidable(locked)
     if on_prolific:
-        _prolific_call(
-            _client().submission_reject, _submission_id(locked), message=text, category=category
+        prolific_call(
+            prolific_client().submission_reject,
+            _submission_id(locked),
+            message=text,
+            category=category,
         )
     _decide(locked, Decision.REJECTED, text, actor)
     return locked
@@ -222,7 +195,9 @@ def submission_return_ask(*, participant: Participant, reason, actor) -> Partici
     locked = _locked_one(participant)
     _decidable(locked)
     if _is_prolific(locked.panel_study):
-        _prolific_call(_client().submission_return_request, _submission_id(locked), reasons=[text])
+        prolific_call(
+            prolific_client().submission_return_request, _submission_id(locked), reasons=[text]
+        )
     _decide(locked, Decision.RETURN_ASKED, text, actor)
     return locked
 
@@ -284,8 +259,8 @@ def bonuses_pay(*, panel_study: PanelStudy, bonuses: dict, actor) -> list[Partic
             )
     if _is_prolific(panel_study):
         study_id = _prolific_study_id(panel_study, locked)
-        client = _client()
-        bulk_id = _prolific_call(
+        client = prolific_client()
+        bulk_id = prolific_call(
             client.bonuses_create,
             study_id=study_id,
             bonuses={participant.pid: amounts[participant.pk] for participant in locked},
@@ -343,9 +318,9 @@ def _set_open(panel_study: PanelStudy, actor, *, is_open: bool) -> PanelStudy:
     panel = _locked_panel(panel_study)
     on_prolific = _is_prolific(panel)
     if on_prolific:
-        client = _client()
+        client = prolific_client()
         call = client.study_start if is_open else client.study_pause
-        _prolific_call(
+        prolific_call(
             call,
             _prolific_study_id(panel),
             by_hand=str(
@@ -395,8 +370,8 @@ def panel_places_set(*, panel_study: PanelStudy, places, actor) -> PanelStudy:
     if on_prolific:
         if places < 1:
             raise PanelError("places", _("A study on Prolific needs at least 1 place."))
-        _prolific_call(
-            _client().study_places_set,
+        prolific_call(
+            prolific_client().study_places_set,
             _prolific_study_id(panel),
             places,
             by_hand=str(
