@@ -2,7 +2,13 @@
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
-DATA ?= dialogues/demo_data
+DEMO_DATA := dialogues/demo_data
+DATA ?= $(DEMO_DATA)
+# Each data set `make run` serves gets a SQLite file of its own (unless DATABASE_URL is
+# set): the demo numbers its scenarios as the published data does, with texts of its own,
+# so the two cannot share a database.
+RUN_DB = $(if $(filter $(abspath $(DEMO_DATA)),$(abspath $(DATA))),db.sqlite3,db-$(notdir $(abspath $(DATA))).sqlite3)
+RUN_ENV = DATABASE_URL=$${DATABASE_URL:-sqlite:///$(CURDIR)/$(RUN_DB)}
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # The address links point to (the panel join link, emails): the server's own, unless set;
@@ -20,10 +26,10 @@ $(VENV)/.installed: requirements/base.lock requirements/dev.lock
 	@touch $@
 
 run: $(VENV)/.installed
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py import_chatanime $(DATA)
-	$(PY) manage.py seed_demo
-	CHATANIME_SITE_URL=$${CHATANIME_SITE_URL:-http://$(SITE_HOST):$(PORT)} scripts/serve $(HOST) $(PORT)
+	$(RUN_ENV) $(PY) manage.py migrate --noinput
+	$(RUN_ENV) $(PY) manage.py import_chatanime $(DATA)
+	$(RUN_ENV) $(PY) manage.py seed_demo
+	$(RUN_ENV) CHATANIME_SITE_URL=$${CHATANIME_SITE_URL:-http://$(SITE_HOST):$(PORT)} scripts/serve $(HOST) $(PORT)
 
 test: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
@@ -87,7 +93,7 @@ lock:
 	rm -rf $$tmp
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) db.sqlite3 db-*.sqlite3 staticfiles .pytest_cache .ruff_cache
 
 # Extract translatable strings into locale/zh_Hans and compile them (needs gettext).
 messages: $(VENV)/.installed

@@ -44,9 +44,33 @@ __all__ = [
 
 
 class ImportFailed(Exception):
-    def __init__(self, problems: list["Problem"]):
+    def __init__(self, problems: list["Problem"], hint: str = ""):
         self.problems = problems
+        self.hint = hint  # what to do about them, where one thing explains them all
         super().__init__("\n".join(str(problem) for problem in problems))
+
+
+# Scenario numbers are shared by every data set in the ChatAnime format (the demo's
+# included), so files of another data set meet the scenarios already here on every line.
+ANOTHER_DATA_SET = (
+    "Scenarios {numbers} are already in this database with other texts: it holds another "
+    "data set (the demo's numbers its scenarios as the published data does). Import into a "
+    "database of its own: `make run DATA=PATH` keeps a SQLite file for each data set "
+    "(db-NAME.sqlite3), or set DATABASE_URL to an empty database."
+)
+
+
+def _clash_hint(problems: list["Problem"], in_database: dict[int, str]) -> str:
+    numbers = sorted(
+        {
+            problem.dialog_id
+            for problem in problems
+            if isinstance(problem.dialog_id, int) and problem.dialog_id in in_database
+        }
+    )
+    if not numbers:
+        return ""
+    return ANOTHER_DATA_SET.format(numbers=", ".join(str(number) for number in numbers))
 
 
 @dataclass
@@ -110,9 +134,10 @@ def import_chatanime(path: Path) -> ImportReport:
     report = ImportReport(files=len(sources))
     with transaction.atomic():
         known_scenarios = dict(Scenario.objects.values_list("number", "question"))
+        in_database = dict(known_scenarios)
         problems = scenario_problems(sources, known_scenarios)
         if problems:
-            raise ImportFailed(problems)
+            raise ImportFailed(problems, hint=_clash_hint(problems, in_database))
         scenario_ids = _ensure_scenarios(known_scenarios, report)
         character_ids = _ensure_characters(sources, report)
         source_ids = _ensure_sources(sources, report)

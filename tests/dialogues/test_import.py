@@ -261,6 +261,31 @@ def test_a_scenario_that_contradicts_the_database_is_refused(chatanime_dir, tmp_
     assert not Source.objects.filter(slug="kimi").exists()
 
 
+def test_another_data_set_on_the_same_database_is_named_with_the_way_out(tmp_path_factory):
+    """The demo numbers its scenarios as the published data does, with texts of its own:
+    after `make run`, importing the published data meets every scenario. The refusal says
+    why and where to import instead; a clash between two new files gets no such advice."""
+    run_import(DEMO_DATA)
+    before = database_counts()
+    published = tmp_path_factory.mktemp("published")
+    write_source(
+        published,
+        "kimi",
+        {"《海贼王》的蒙奇·D·路飞": [dialogue(1, "另一个场景"), dialogue(16, "又一个场景")]},
+    )
+
+    report = failed_import(published)
+
+    assert "Scenarios 1, 16 are already in this database with other texts" in report
+    assert "make run DATA=PATH" in report
+    assert database_counts() == before
+
+    two_files = tmp_path_factory.mktemp("two_files")
+    write_source(two_files, "a", {"《海贼王》的蒙奇·D·路飞": [dialogue(90, "场景甲")]})
+    write_source(two_files, "b", {"《海贼王》的蒙奇·D·路飞": [dialogue(90, "场景乙")]})
+    assert "already in this database" not in failed_import(two_files)
+
+
 def test_it_reports_a_missing_path(tmp_path):
     assert "no such file or directory" in failed_import(tmp_path / "nowhere")
 

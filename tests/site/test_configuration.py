@@ -232,3 +232,28 @@ def test_make_run_points_links_at_its_own_address(host, link):
         check=True,
     ).stdout
     assert f"CHATANIME_SITE_URL=${{CHATANIME_SITE_URL:-{link}}} scripts/serve {host} 8765" in recipe
+
+
+@pytest.mark.parametrize(
+    ("data", "database"),
+    [
+        (None, "db.sqlite3"),
+        ("./dialogues/demo_data/", "db.sqlite3"),
+        ("../shared/data/chatanime", "db-chatanime.sqlite3"),
+    ],
+)
+def test_make_run_keeps_a_database_for_each_data_set(data, database):
+    """The demo and the published data number their scenarios alike with other texts, so
+    `make run DATA=…` after a first `make run` must not import into the demo's database
+    (the import would be refused on every scenario)."""
+    recipe = subprocess.run(
+        ["make", "-n", "run", *([f"DATA={data}"] if data else [])],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    steps = [line for line in recipe.splitlines() if "manage.py" in line or "scripts/serve" in line]
+    assert len(steps) == 4
+    expected = f"DATABASE_URL=${{DATABASE_URL:-sqlite:///{REPO}/{database}}}"
+    assert all(line.startswith(expected) for line in steps), steps

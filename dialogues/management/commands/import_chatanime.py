@@ -27,6 +27,8 @@ class Command(BaseCommand):
             hidden = len(failure.problems) - 50
             if hidden > 0:
                 self.stderr.write(f"  … and {hidden} more problems")
+            if failure.hint:
+                self.stderr.write(failure.hint)
             raise CommandError(
                 f"import failed with {len(failure.problems)} problem(s); nothing was written"
             ) from None
