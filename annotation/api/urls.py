@@ -1,3 +1,6 @@
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext
 from rest_framework import routers
 
 from . import views
@@ -5,10 +8,20 @@ from .permissions import IsResearcher
 
 
 class APIRootView(routers.APIRootView):
-    """The list of the API's endpoints, for the researchers who use them (the site's
-    default, admins only, would turn a researcher away at the front door)."""
-
+    # Open to researchers, who use the API: DRF's default root is for admins only and
+    # would turn a researcher away at the front door. The browsable API shows the view's
+    # description to its readers, so it is said to them, in their language.
     permission_classes = [IsResearcher]
+
+    def get_view_description(self, html=False):
+        text = gettext(
+            "The study data, read-only, for researchers: each link below lists one kind "
+            "of record. The interactive reference:"
+        )
+        docs = reverse("api-docs")
+        if html:
+            return format_html('<p>{} <a href="{}">{}</a></p>', text, docs, docs)
+        return f"{text} {docs}"
 
 
 class Router(routers.DefaultRouter):

@@ -97,6 +97,9 @@ class StudyViewSet(ResearchViewSet):
         parameters=[
             OpenApiParameter("kind", str, enum=["csv", "jsonl", "wide"], required=False),
             OpenApiParameter("include_excluded", bool, required=False),
+            OpenApiParameter(
+                "bom", bool, required=False, description="a byte order mark, for Excel (CSV)"
+            ),
         ],
         responses={(200, "text/csv"): bytes},
     )
@@ -108,20 +111,34 @@ class StudyViewSet(ResearchViewSet):
         return export_response(
             study,
             request.query_params.get("kind", "csv"),
-            request.query_params.get("include_excluded") in ("1", "true", "yes"),
+            _yes(request.query_params.get("include_excluded")),
+            bom=_yes(request.query_params.get("bom")),
         )
 
 
-def export_response(study: Study, kind: str, include_excluded: bool) -> StreamingHttpResponse:
+def _yes(value: str | None) -> bool:
+    return value in ("1", "true", "yes")
+
+
+# The long and the wide CSV must not download under one name (the second would replace
+# the first, or be saved as "(1)").
+EXPORT_FILE_NAMES = {"csv": "ratings.csv", "wide": "ratings-wide.csv", "jsonl": "ratings.jsonl"}
+
+
+def export_response(
+    study: Study, kind: str, include_excluded: bool, *, bom: bool = False
+) -> StreamingHttpResponse:
     if kind not in exports.KINDS:
         raise ValidationError({"kind": "csv, jsonl or wide"})
+    if bom and kind == "jsonl":
+        raise ValidationError({"bom": "a byte order mark is for CSV files (Excel)"})
     content_type = "application/x-ndjson" if kind == "jsonl" else "text/csv"
-    suffix = "jsonl" if kind == "jsonl" else "csv"
     response = StreamingHttpResponse(
-        exports.export_chunks(study, kind, include_excluded),
+        exports.export_chunks(study, kind, include_excluded, bom=bom),
         content_type=f"{content_type}; charset=utf-8",
     )
-    response["Content-Disposition"] = f'attachment; filename="{study.slug}-ratings.{suffix}"'
+    filename = f"{study.slug}-{EXPORT_FILE_NAMES[kind]}"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
 

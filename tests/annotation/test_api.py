@@ -67,6 +67,24 @@ def test_researchers_and_staff_read_everything(client, world, who):
         assert client.get(url).status_code == 200, url
 
 
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "The study data, read-only, for researchers"),
+        ("zh-hans", "研究数据（只读），供研究者使用"),
+    ],
+)
+def test_the_browsable_root_speaks_to_researchers_in_their_language(client, world, language, said):
+    client.force_login(world["researcher"])
+    client.cookies["django_language"] = language
+
+    page = client.get("/api/v1/", headers={"Accept": "text/html"}).content.decode()
+
+    assert said in page
+    assert 'href="/api/docs/"' in page
+    assert "front door" not in page  # the code's comment, not for its readers
+
+
 def test_writes_are_not_allowed(client, world):
     client.force_login(world["staff"])
 
@@ -123,6 +141,36 @@ def test_the_export_streams_the_long_csv(client, world):
 
     assert len(rows) == Rating.objects.filter(judgment__item__study=world["study"]).count()
     assert response["Content-Disposition"].endswith('-ratings.csv"')
+
+
+@pytest.mark.parametrize(
+    ("query", "name", "starts"),
+    [
+        ({"kind": "wide"}, "ratings-wide.csv", b"study,"),
+        ({"kind": "jsonl"}, "ratings.jsonl", b"{"),
+        ({"kind": "csv", "bom": "1"}, "ratings.csv", "\ufeff".encode()),
+        ({"kind": "wide", "bom": "true"}, "ratings-wide.csv", "\ufeff".encode()),
+    ],
+)
+def test_each_export_has_a_name_of_its_own_and_a_bom_on_request(client, world, query, name, starts):
+    client.force_login(world["researcher"])
+
+    response = client.get(f"/api/v1/studies/{world['study'].slug}/export/", query)
+
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == f'attachment; filename="{world["study"].slug}-{name}"'
+    assert b"".join(response.streaming_content).startswith(starts)
+
+
+def test_a_bom_is_refused_for_jsonl(client, world):
+    client.force_login(world["researcher"])
+
+    response = client.get(
+        f"/api/v1/studies/{world['study'].slug}/export/", {"kind": "jsonl", "bom": "1"}
+    )
+
+    assert response.status_code == 400
+    assert "byte order mark" in response.json()["bom"]
 
 
 def test_an_unknown_export_format_is_refused(client, world):
