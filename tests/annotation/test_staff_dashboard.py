@@ -491,3 +491,6 @@ def test_the_studies_page_says_where_a_new_study_is_made(client, study):
     page = client.get(reverse("staff-studies")).content.decode()
     assert reverse("admin:annotation_study_add") not in page
     assert "manage.py create_study" in page
+    # and not told to choose sources in a form they cannot open
+    assert "New studies are made by an admin" in page
+    assert "choose its sources" not in page
