@@ -78,10 +78,18 @@ def pending_quizzes(user) -> list[Qualification]:
     ]
 
 
+def _screened_by_people():
+    # simulate_study's annotators are qualified by the simulation, not screened: counted
+    # here they made the queue's figures disagree with the annotators page, which omits them.
+    return Qualification.objects.filter(profile__simulated=False)
+
+
 def screening_queue(*, status: str = QualificationStatus.PASSED, character_id=None):
     """Applications in one state (by default: quiz passed, awaiting review), oldest first."""
-    queue = Qualification.objects.filter(status=status).select_related(
-        "profile__user", "character", "reviewed_by"
+    queue = (
+        _screened_by_people()
+        .filter(status=status)
+        .select_related("profile__user", "character", "reviewed_by")
     )
     if character_id:
         queue = queue.filter(character_id=character_id)
@@ -90,5 +98,5 @@ def screening_queue(*, status: str = QualificationStatus.PASSED, character_id=No
 
 def queue_counts() -> dict[str, int]:
     return dict(
-        Qualification.objects.values_list("status").annotate(n=Count("pk")).order_by("status")
+        _screened_by_people().values_list("status").annotate(n=Count("pk")).order_by("status")
     )

@@ -253,3 +253,20 @@ def test_the_status_filter_counts_follow_a_decision(client, manager, question_ba
     )
     assert re.search(r'<option value="passed"[^>]*>[^<]*\(0\)', select)
     assert re.search(r'<option value="approved"[^>]*>[^<]*\(1\)', select)
+
+
+def test_simulated_annotators_are_not_counted_as_screened(client, manager, question_bank, luffy):
+    """simulate_study's annotators are qualified by the simulation: the screening page's
+    figures count people, as the annotators page does."""
+    from tests.builders import approved_annotator
+
+    approved_annotator("person@example.com", [luffy])
+    simulated = approved_annotator("sim@example.com", [luffy])
+    AnnotatorProfile.objects.filter(user=simulated).update(simulated=True)
+    client.force_login(manager)
+
+    page = client.get("/staff/screening/", {"status": "approved"}).content.decode()
+
+    assert re.search(r'<option value="approved"[^>]*>[^<]*\(1\)', page)
+    assert "person@example.com" in page
+    assert "sim@example.com" not in page
