@@ -1,6 +1,7 @@
 """Studies and what they are made of: metrics, items (gold ones with their expected
 ranges) and who takes part. Every change to a study or a gold item is audited."""
 
+from django import forms
 from django.contrib import admin
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
@@ -16,8 +17,54 @@ class MetricAdmin(admin.ModelAdmin):
     ordering = ["position"]
 
 
+class StudyAdminForm(forms.ModelForm):
+    """The admin's study form with the rules `create_study` keeps: rounds are ticked, not
+    typed as JSON (an empty list, the field's default, made a study without items), and
+    the reference is not also a compared source (opening would drop it without a word)."""
+
+    rounds = forms.TypedMultipleChoiceField(
+        label=_("Rounds"),
+        choices=[(1, _("Round 1")), (2, _("Round 2"))],
+        coerce=int,
+        widget=forms.CheckboxSelectMultiple,
+        initial=[1, 2],
+        error_messages={"required": _("Choose round 1, round 2 or both.")},
+    )
+
+    class Meta:
+        model = Study
+        # The admin chooses the fields it shows (its fieldsets); the form only refines some.
+        fields = "__all__"  # noqa: DJ007
+        labels = {
+            "slug": _("Slug (the study's address)"),
+            "name": _("Name"),
+            "reference_source": _("Reference source"),
+            "compared_sources": _("Compared sources"),
+            "characters": _("Characters"),
+            "scenarios": _("Scenarios (none: all)"),
+            "overlap": _("Annotators per item"),
+            "design": _("Pairing design"),
+        }
+
+    def clean(self):
+        cleaned = super().clean()
+        reference = cleaned.get("reference_source")
+        compared = cleaned.get("compared_sources")
+        if reference is not None and compared is not None and reference in compared:
+            self.add_error(
+                "compared_sources",
+                _("The reference source (%(source)s) cannot also be a compared source.")
+                % {"source": reference},
+            )
+        return cleaned
+
+    def clean_rounds(self):
+        return sorted(set(self.cleaned_data["rounds"]))
+
+
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
+    form = StudyAdminForm
     list_display = ["slug", "name", "status", "design", "reference_source", "overlap"]
     list_filter = ["status", "design"]
     filter_horizontal = ["compared_sources", "characters", "scenarios"]

@@ -249,7 +249,7 @@ def test_a_study_edited_in_the_admin_is_audited_field_by_field(admin_client, stu
     data["compared_sources"] = [s.pk for s in data["compared_sources"]]
     data["characters"] = [c.pk for c in data["characters"]]
     data["scenarios"] = [s.pk for s in data["scenarios"]]
-    data["rounds"] = "[1, 2]"
+    data["rounds"] = ["1", "2"]
     data["lease_minutes"] = 45
 
     response = admin_client.post(f"/admin/annotation/study/{study.pk}/change/", data)
@@ -494,3 +494,33 @@ def test_the_studies_page_says_where_a_new_study_is_made(client, study):
     # and not told to choose sources in a form they cannot open
     assert "New studies are made by an admin" in page
     assert "choose its sources" not in page
+
+
+@pytest.mark.parametrize(
+    ("language", "notice", "eta"),
+    [
+        ("en", "A draft: the study is not open yet.", "not open yet"),
+        ("zh-hans", "草稿：研究尚未开放。", "尚未开放"),
+    ],
+)
+def test_a_draft_without_items_says_it_is_not_open_yet(
+    client, manager, demo_dataset, luffy, language, notice, eta
+):
+    """Not 0 / 0 (100%) and "complete": nothing has been asked of anyone yet."""
+    from dialogues.models import Source, SourceKind
+
+    draft = services.study_create(
+        name="Draft study",
+        reference=Source.objects.get(kind=SourceKind.HUMAN),
+        compared=list(Source.objects.filter(kind=SourceKind.LLM)),
+        characters=[luffy],
+    )
+    client.force_login(manager)
+    client.cookies["django_language"] = language
+
+    html = client.get(f"/staff/studies/{draft.slug}/").content.decode()
+
+    summary = html.split('data-testid="summary"', 1)[1].split("</dl>", 1)[0]
+    assert "100%" not in summary and "complete" not in summary and "已完成</dd>" not in summary
+    assert summary.split('data-testid="eta">', 1)[1].split("</dd>", 1)[0] == eta
+    assert 'data-testid="no-items"' in html and notice in html
