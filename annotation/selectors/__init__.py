@@ -33,7 +33,7 @@ from .annotators import (
     annotator_rows,
     user_by_email,
 )
-from .audit import AUDIT_COLUMNS, audit_events, audit_events_for_study
+from .audit import AUDIT_COLUMNS, audit_changes_shown, audit_events, audit_events_for_study
 from .progress import Progress, is_break_due, progress_of
 from .quality import flagged_annotators, flagged_count, flagged_judgments
 from .results import Cell, ResultsView, export_jobs_of, results_view, studies_with_results
@@ -78,6 +78,7 @@ __all__ = [
     "annotator_step",
     "annotators_needed_by_character",
     "assignable_annotators",
+    "audit_changes_shown",
     "audit_events",
     "audit_events_for_study",
     "export_jobs_of",

@@ -5,14 +5,22 @@ from django.db.models import (
     Q,
 )
 from django.db.models.functions import Cast
+from django.utils.translation import gettext
+
+from dialogues.models import Character, Source
+from dialogues.selectors import source_shown_name
 
 from ..models import (
     AnnotatorProfile,
     AuditEvent,
     Judgment,
+    PairingDesign,
+    ProfileStatus,
     Qualification,
+    QualificationStatus,
     Study,
     StudyMembership,
+    StudyStatus,
 )
 
 
@@ -81,3 +89,60 @@ def _study_events(study: Study):
         | Q(study__isnull=True, target_type="qualification", target_id__in=qualifications)
         | Q(study__isnull=True, target_type="annotatorprofile", target_id__in=profiles)
     )
+
+
+# An event records what changed as the database holds it (ids, codes): the page shows
+# sources and characters by name and states by their label in the page's language.
+SOURCE_FIELDS = {"reference_source", "compared_sources"}
+CHARACTER_FIELDS = {"characters"}
+STATE_FIELDS = {"status", "profile_status", "design"}
+STATES = (StudyStatus, PairingDesign, ProfileStatus, QualificationStatus)
+
+
+def audit_changes_shown(events) -> None:
+    """Give each event `before_shown` and `after_shown`: its (field, value as shown)
+    pairs, with the names of the sources and characters the page's events name, read in
+    one query each."""
+    source_ids, character_ids = set(), set()
+    for event in events:
+        for change in (event.before, event.after):
+            for key, value in (change or {}).items():
+                ids = value if isinstance(value, list) else [value]
+                if key in SOURCE_FIELDS:
+                    source_ids.update(i for i in ids if isinstance(i, int))
+                elif key in CHARACTER_FIELDS:
+                    character_ids.update(i for i in ids if isinstance(i, int))
+    names = {
+        "source": {
+            pk: source_shown_name(name)
+            for pk, name in Source.objects.filter(pk__in=source_ids).values_list(
+                "pk", "display_name"
+            )
+        },
+        "character": dict(
+            Character.objects.filter(pk__in=character_ids).values_list("pk", "name_zh")
+        ),
+    }
+    states = {value: str(label) for choices in STATES for value, label in choices.choices}
+    for event in events:
+        event.before_shown = _shown(event.before, names, states)
+        event.after_shown = _shown(event.after, names, states)
+
+
+def _shown(change, names, states) -> list[tuple[str, object]]:
+    return [(key, _value_shown(key, value, names, states)) for key, value in (change or {}).items()]
+
+
+def _value_shown(key, value, names, states):
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    kind = "source" if key in SOURCE_FIELDS else "character" if key in CHARACTER_FIELDS else ""
+    if kind:
+        ids = value if isinstance(value, list) else [value]
+        # An id no longer in the database (a deleted source) is shown as it was recorded.
+        return ", ".join(str(names[kind].get(i, i)) for i in ids)
+    if key in STATE_FIELDS and isinstance(value, str):
+        return states.get(value, value)
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)  # rounds 1, 2 rather than [1, 2]
+    return value

@@ -168,3 +168,25 @@ def test_every_field_the_services_record_has_a_name():
                     recorded.update(re.findall(r'"([a-z_0-9]+)":', side))
     assert recorded, "the audited services were not found"
     assert sorted(recorded - set(CHANGE_LABELS)) == []
+
+
+def test_sources_characters_and_states_are_named_not_numbered(client, manager, luffy, settings):
+    """A study's creation and opening as staff know them: the sources and characters by
+    name, states and yes/no in the page's language, not ids and codes."""
+    from tests.builders import make_study
+
+    make_study(characters=[luffy])
+    client.force_login(manager)
+
+    english = client.get("/staff/audit/").content.decode()
+    settings.LANGUAGE_CODE = "zh-hans"
+    chinese = client.get("/staff/audit/").content.decode()
+
+    assert re.search(r"<code>reference source</code>\s*Human fans<", english)
+    assert re.search(r"<code>characters</code>\s*蒙奇·D·路飞<", english)
+    assert re.search(r"<code>status</code>\s*Open<", english)
+    assert re.search(r"<code>items generated</code>\s*yes<", english)
+    assert "人类粉丝" in chinese
+    assert re.search(r"<code>[^<]*</code>\s*是<", chinese)
+    assert "True" not in english + chinese
+    assert not re.search(r"<code>[^<]*</code>\s*\[\d", english + chinese)  # no list of ids

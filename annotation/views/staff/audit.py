@@ -47,11 +47,14 @@ def audit_log(request: AuthenticatedRequest) -> HttpResponse:
     events = selectors.audit_events(
         action=filters["action"], study_id=filters["study"], actor=filters["actor"]
     )
+    page = page_of(form, events)
+    page.object_list = list(page.object_list)  # the rows the template shows, named below
+    selectors.audit_changes_shown(page.object_list)
     return render(
         request,
         "staff/audit.html",
         {
-            "page": page_of(form, events),
+            "page": page,
             "action_groups": action_groups(),
             "studies": Study.objects.order_by("name"),
             "filters": filters,
