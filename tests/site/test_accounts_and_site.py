@@ -155,3 +155,18 @@ def test_the_sign_up_page_is_named_as_its_button_in_the_tab(client, language, ti
     client.cookies["django_language"] = language
     page = client.get(reverse("account_signup")).content.decode()
     assert f"<title>{title}" in " ".join(page.split())  # not allauth's "Signup"
+
+
+@pytest.mark.django_db
+def test_the_fans_writing_is_offered_to_fans_not_to_researchers_or_staff(client):
+    from tests.builders import UserFactory, researcher_named, study_manager_named
+
+    for person, offered in (
+        (UserFactory(email="fan@example.com"), True),
+        (researcher_named("scientist@example.com"), False),
+        (study_manager_named("boss@example.com"), False),
+        (UserFactory(email="root@example.com", is_staff=True), False),
+    ):
+        client.force_login(person)
+        page = client.get("/").content.decode()
+        assert ('data-testid="write-nav"' in page) is offered, person.email
