@@ -4,7 +4,9 @@ every number in it is one the results page shows. Versioned with the judge promp
 from .prompts import PROMPT_VERSION
 
 LANGUAGES = ("zh", "en")
-JUDGE_METHODS_VERSION = f"{PROMPT_VERSION}+methods/1"
+# methods/2: alpha's unit is an answer within its pair (as the study's agreement), not the
+# answer alone; tied values share their mean rank in the rank correlation.
+JUDGE_METHODS_VERSION = f"{PROMPT_VERSION}+methods/2"
 
 
 def _orders(report: dict, language: str) -> str:

@@ -1,6 +1,7 @@
 """How far the judge agrees with the humans, per metric: Krippendorff's ordinal alpha of
-the human raters and with the judge added as one more rater, on the same answers; and the
-correlation of the judge's score of each answer with the humans' mean score of it."""
+the human raters and with the judge added as one more rater, on the same units (an answer
+within its pair); and the correlation of the judge's score of each answer with the
+humans' mean score of it."""
 
 import numpy as np
 
@@ -11,21 +12,33 @@ from annotation.stats.rules import Rules
 from .inputs import JudgeInputs, Scores
 from .intervals import NOT_ENOUGH, cell_bootstrap, percentile_interval, weighted_pearson
 
+# A unit of agreement is one answer within one pair (item), as in the study's own
+# agreement (`annotation.stats.figures.agreement_tables`): an answer shown in several pairs
+# is several units. Keyed as there, by item * UNIT + answer.
+UNIT = 1_000_000_000
 
-def _judge_rating_per_answer(judge: Scores) -> dict[int, tuple[int, int]]:
-    """answer -> (value, cell) of the judge's first order (or the swapped one alone):
-    one rating per rater and unit, as alpha wants."""
+
+def _unit_keys(scores: Scores) -> np.ndarray:
+    return scores.item * UNIT + scores.answer
+
+
+def _judge_rating_per_unit(judge: Scores) -> dict[int, tuple[int, int]]:
+    """(item, answer) unit -> (value, cell) of the judge's first order on that pair (or the
+    swapped one alone): one rating per rater and unit, as alpha wants. A judge makes one
+    call per pair and order, so the choice never depends on the order of the rows; keyed
+    by the answer alone, the same answer judged in another pair made it depend on which
+    row came first (the database's order or the snapshot's)."""
     chosen: dict[int, tuple[int, int, int]] = {}
-    for answer, order, value, cell in zip(
-        judge.answer.tolist(),
+    for unit, order, value, cell in zip(
+        _unit_keys(judge).tolist(),
         judge.order.tolist(),
         judge.value.tolist(),
         judge.cell.tolist(),
         strict=True,
     ):
-        if answer not in chosen or order < chosen[answer][0]:
-            chosen[answer] = (order, value, cell)
-    return {answer: (value, cell) for answer, (_o, value, cell) in chosen.items()}
+        if unit not in chosen or order < chosen[unit][0]:
+            chosen[unit] = (order, value, cell)
+    return {unit: (value, cell) for unit, (_o, value, cell) in chosen.items()}
 
 
 def _alpha(unit, value, rater, cell, rules: Rules) -> dict:
@@ -41,23 +54,25 @@ def _alpha(unit, value, rater, cell, rules: Rules) -> dict:
 
 
 def alpha_with_judge(human: Scores, judge: Scores, rules: Rules) -> dict:
-    """On the answers the judge rated and at least two humans rated: alpha of the humans,
-    and alpha with the judge as one more rater (its first order's rating)."""
-    judged = _judge_rating_per_answer(judge)
-    in_judged = np.isin(human.answer, np.fromiter(judged, dtype=np.int64, count=len(judged)))
-    human = human.where(in_judged)
-    answers, counts = np.unique(human.answer, return_counts=True)
-    shared = answers[counts >= 2]
-    human = human.where(np.isin(human.answer, shared))
+    """On the units (answers within their pairs) the judge rated and at least two humans
+    rated: alpha of the humans, and alpha with the judge as one more rater (its first
+    order's rating)."""
+    judged = _judge_rating_per_unit(judge)
+    human_units = _unit_keys(human)
+    in_judged = np.isin(human_units, np.fromiter(judged, dtype=np.int64, count=len(judged)))
+    human, human_units = human.where(in_judged), human_units[in_judged]
+    keys, counts = np.unique(human_units, return_counts=True)
+    shared = keys[counts >= 2]
+    in_shared = np.isin(human_units, shared)
+    human, human_units = human.where(in_shared), human_units[in_shared]
     if len(shared) == 0 or len(np.unique(human.rater)) < 2:
         return {"enough_data": False, "note": NOT_ENOUGH, "units": len(shared)}
-    unit_of = {answer: i for i, answer in enumerate(shared.tolist())}
-    unit = np.array([unit_of[a] for a in human.answer.tolist()], dtype=np.int64)
+    unit = np.searchsorted(shared, human_units)
     humans = _alpha(unit, human.value, human.rater, human.cell, rules)
     judge_rater = int(human.rater.max()) + 1
     judge_unit = np.arange(len(shared), dtype=np.int64)
-    judge_value = np.array([judged[a][0] for a in shared.tolist()], dtype=np.int64)
-    judge_cell = np.array([judged[a][1] for a in shared.tolist()], dtype=np.int64)
+    judge_value = np.array([judged[key][0] for key in shared.tolist()], dtype=np.int64)
+    judge_cell = np.array([judged[key][1] for key in shared.tolist()], dtype=np.int64)
     with_judge = _alpha(
         np.concatenate([unit, judge_unit]),
         np.concatenate([human.value, judge_value]),

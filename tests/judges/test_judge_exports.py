@@ -131,3 +131,43 @@ def test_reproduce_rebuilds_the_judge_figures_from_the_snapshot_alone(
     with pytest.raises(CommandError, match=r"not reproduced: judge .* biases"):
         call_command("reproduce", str(target), stdout=out)
     assert "biases/position/judge/rate" in out.getvalue()
+
+
+def scores_by_pair(left: str, right: str):
+    """A judge whose score of an answer depends on the pair it is shown in, never on the
+    side: the reference answer, shown in a pair with every compared source, gets a
+    different score in each pair and the same in both orders of one."""
+    pair = "\n".join(sorted((left, right)))
+
+    def score(text: str) -> int:
+        return 1 + int(hashlib.sha256(f"{pair}\n{text}".encode()).hexdigest(), 16) % 5
+
+    score_left, score_right = score(left), score(right)
+    if score_left == score_right:
+        return score_left, score_right, "tie"
+    return score_left, score_right, "A" if score_left > score_right else "B"
+
+
+def test_the_judges_agreement_reproduces_when_an_answer_is_judged_in_several_pairs(
+    rated_study, judge_key, judge_server, tmp_path
+):
+    judge_server.policy = scores_by_pair
+    judge(
+        judge_server, rated_study, "--both-orders", "--rate", "100000", "--concurrency", "1"
+    )  # fmt: skip
+    ratings = JudgeRating.objects.filter(call__order=1).values_list("answer", "metric", "value")
+    values: dict[tuple, set] = {}
+    for answer, metric, value in ratings:
+        values.setdefault((answer, metric), set()).add(value)
+    # What made the figure depend on the order of the judge's rows: an answer with more
+    # than one first-order rating of a metric.
+    assert any(len(found) > 1 for found in values.values())
+
+    target = tmp_path / "frozen"
+    snapshot(rated_study, target)
+    published = json.loads((target / JUDGE_FIGURES_FILE).read_text(encoding="utf-8"))
+    alpha = published["runs"][0]["figures"]["agreement"]["fluency"]["alpha"]
+    assert alpha["enough_data"], alpha
+    out = io.StringIO()
+    call_command("reproduce", str(target), stdout=out)
+    assert f"judge {published['runs'][0]['run']} agreement" in out.getvalue()

@@ -1,6 +1,8 @@
 """The pure judge figures checked against reference computations (the `krippendorff`
 package, numpy's correlation and least squares) and on hand-made verdicts."""
 
+import itertools
+
 import krippendorff
 import numpy as np
 
@@ -92,6 +94,16 @@ def test_spearman_is_the_correlation_of_the_ranks():
     assert abs(_spearman(a, b)[0] - np.corrcoef(ranks(a[0]), ranks(b[0]))[0, 1]) < 1e-9
 
 
+def test_spearman_gives_tied_values_their_mean_rank_however_the_sources_are_numbered():
+    # Sources are numbered by id in the database and by first appearance in a snapshot:
+    # a correlation that broke ties by position would not reproduce.
+    a, b = np.array([[3.0, 2.0, 3.0, 1.0]]), np.array([[2.0, 3.0, 4.0, 1.0]])
+    expected = np.corrcoef([2.5, 1, 2.5, 0], [1, 2, 3, 0])[0, 1]
+    for numbering in itertools.permutations(range(4)):
+        columns = list(numbering)
+        assert abs(_spearman(a[:, columns], b[:, columns])[0] - expected) < 1e-12
+
+
 def verdicts(rows):
     """(item, cell, order, left source, right source, preferred) with lengths and scores."""
     return Verdicts.from_rows(
@@ -180,3 +192,40 @@ def test_the_style_adjusted_difference_is_the_intercept_of_least_squares():
     assert abs(found["difference"] - difference.mean()) < 1e-6
     assert found["ci_low"] > 0.5
     assert found["adjusted_ci_low"] < 0 < found["adjusted_ci_high"]
+
+
+def test_alpha_takes_an_answer_within_its_pair_as_the_unit_whatever_the_rows_order():
+    # Each answer is shown in two pairs (items), as a reference answer is; the judge rates
+    # it differently in each (the same in both orders of a pair). The unit is the answer
+    # within its pair, as in the study's own agreement: one judge rating per unit, so the
+    # figure is the krippendorff package's on those units, and never depends on which of
+    # the judge's rows comes first (the database's order or the snapshot's).
+    rng = np.random.default_rng(8)
+    rows, judge_rows = [], []
+    for answer in range(30):
+        cell = answer // 3
+        for item in (2 * answer, 2 * answer + 1):
+            truth = int(rng.integers(1, 6))
+            for rater in rng.choice(5, size=3, replace=False):
+                value = int(np.clip(truth + rng.integers(-1, 2), 1, 5))
+                rows.append((answer + 100, item, cell, rater + 1, 1, answer % 2, 7, value))
+            for order in (1, 2):
+                judge_rows.append((answer + 100, item, cell, 0, order, answer % 2, 7, truth))
+    human = Scores.from_rows(rows)
+    found = alpha_with_judge(human, Scores.from_rows(judge_rows), RULES)
+    shuffled = [judge_rows[i] for i in rng.permutation(len(judge_rows))]
+    assert alpha_with_judge(human, Scores.from_rows(shuffled), RULES) == found
+    assert alpha_with_judge(human, Scores.from_rows(judge_rows[::-1]), RULES) == found
+
+    units = sorted({(item, answer) for answer, item, *_rest in rows})
+    matrix = np.full((6, len(units)), np.nan)
+    for answer, item, _cell, rater, _order, _source, _metric, value in rows:
+        matrix[rater - 1, units.index((item, answer))] = value
+    for answer, item, *_rest, value in judge_rows:
+        matrix[5, units.index((item, answer))] = value
+    for key, raters in (("humans", matrix[:5]), ("with_judge", matrix)):
+        expected = krippendorff.alpha(
+            reliability_data=raters, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5]
+        )
+        assert abs(found[key]["alpha"] - expected) < 1e-6, key
+    assert found["units"] == 60
