@@ -13,7 +13,7 @@ class APIRootView(routers.APIRootView):
     # description to its readers, so it is said to them, in their language.
     permission_classes = [IsResearcher]
 
-    def get_view_description(self, html=False):
+    def get_view_description(self, html: bool = False) -> str:
         text = gettext(
             "The study data, read-only, for researchers: each link below lists one kind "
             "of record. The interactive reference:"

@@ -18,6 +18,8 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Least, TruncDay, TruncHour
 from django.utils import timezone
 
+from dialogues.selectors import source_shown_name
+
 from ..models import (
     AnnotatorProfile,
     Assignment,
@@ -234,7 +236,7 @@ def study_progress(study: Study) -> dict:
         Q(item__kind=ItemKind.PAIR) | Q(slot=0)
     )
     by_source = [
-        _row(row["source_name"], row, overlap)
+        _row(source_shown_name(row["source_name"]), row, overlap)
         for row in slots.values(
             source=Coalesce("item__diversity_source_id", "answer__source_id"),
             source_name=Coalesce(
