@@ -54,10 +54,70 @@ class ResultsView:
     position_bias: dict = field(default_factory=dict)
     annotators: list = field(default_factory=list)
     characters: list = field(default_factory=list)
-    filters: dict = field(default_factory=dict)
+    rounds: list = field(default_factory=list)  # the study's rounds, for the filter
+    filters: dict = field(default_factory=dict)  # the filters the figures are for
+    # Filter values the study does not have, by filter: set aside, and the page says so.
+    unknown_filters: dict = field(default_factory=dict)
+    # A round asked for beside a character, set aside: the results hold no figures for one
+    # character in one round (`ScopedFilters`). The character's name, for the notice.
+    round_set_aside: str = ""
+    character_name: str = ""
+    # Filtered to a selection that has no judgments: no figures to show.
+    empty_selection: bool = False
     chart: dict = field(default_factory=dict)
     has_intervals: bool = True
     statistics: dict = field(default_factory=dict)
+
+
+def leaderboard_dimensions() -> list[str]:
+    """The dimensions a leaderboard averages over (`overall` holds diversity alone)."""
+    from ..models import Dimension
+
+    return [d for d in Dimension.values if d != Dimension.OVERALL]
+
+
+@dataclass
+class ScopedFilters:
+    """The page's filters checked against the study, and the subset of the results
+    document the figures come from (`scope`). The document holds figures for the whole
+    study, each round and each character, not for one character in one round: a round
+    beside a character is kept where one of the two narrows nothing (the study has one
+    round, or one character), and set aside otherwise (`round_set_aside`)."""
+
+    character: str = ""
+    round: str = ""
+    dimension: str = ""
+    unknown: dict = field(default_factory=dict)  # filter -> a value the study does not have
+    round_set_aside: str = ""
+    scope: tuple[str, str] | None = None  # ("character", id), ("round", number) or None
+
+
+def scoped_filters(
+    *, characters: list[str], rounds: list[str], character=None, round_=None, dimension=None
+) -> ScopedFilters:
+    """`character`, `round_` and `dimension` as asked for (strings or None), checked
+    against the study's `characters` (ids as strings) and `rounds`."""
+    checked = ScopedFilters()
+    for name, value, known in (
+        ("character", character, characters),
+        ("round", round_, rounds),
+        ("dimension", dimension, leaderboard_dimensions()),
+    ):
+        if not value:
+            continue
+        if value in known:
+            setattr(checked, name, value)
+        else:
+            checked.unknown[name] = value[:40]
+    if checked.character and checked.round and len(rounds) > 1 and len(characters) > 1:
+        checked.round_set_aside, checked.round = checked.round, ""
+    if checked.character and not (checked.round and len(rounds) > 1):
+        # A round kept beside it is the study's only one: the character's figures are exact.
+        checked.scope = ("character", checked.character)
+    elif checked.round:
+        # A character kept beside it is the study's only one.
+        checked.scope = ("round", checked.round)
+    return checked
 
 
 def results_view(study, *, character=None, round_=None, dimension=None) -> ResultsView | None:
@@ -74,12 +134,20 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         # Shown as "not computed yet": the next recompute writes a document we can read.
         logger.warning("results of study %s cannot be read", study.pk, exc_info=True)
         return None
+    study_characters = list(Character.objects.filter(pk__in=study.characters.all()).order_by("pk"))
+    study_rounds = sorted(int(r) for r in study.rounds)
+    filters = scoped_filters(
+        characters=[str(c.pk) for c in study_characters],
+        rounds=[str(r) for r in study_rounds],
+        character=character,
+        round_=round_,
+        dimension=dimension,
+    )
+    dimension = filters.dimension
     metrics = list(Metric.objects.filter(for_diversity=False).order_by("position"))
-    if dimension in Dimension.values:
+    if dimension:
         metrics = [m for m in metrics if m.dimension == dimension]
-    dimensions = [d for d in Dimension.values if d != Dimension.OVERALL]
-    if dimension in dimensions:
-        dimensions = [dimension]
+    dimensions = [dimension] if dimension else leaderboard_dimensions()
     dimension_labels = dict(Dimension.choices)
     columns = [(m.slug, m.label) for m in metrics] + [
         (f"dimension:{d}", str(dimension_labels[d])) for d in dimensions
@@ -90,13 +158,15 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         document["agreement"],
         True,
     )
-    if character:
-        board = document["leaderboard_by_character"].get(str(character), {})
-        agreement = document["agreement_by_character"].get(str(character), {})
-        has_intervals = bool(document["statistics"])
-    elif round_ in ("1", "2"):
-        board = document["leaderboard_by_round"].get(round_, {})
-        agreement = document["agreement_by_round"].get(round_, {})
+    scope = filters.scope
+    if scope is not None:
+        kind, key = scope
+        if kind == "character":
+            board = document["leaderboard_by_character"].get(key, {})
+            agreement = document["agreement_by_character"].get(key, {})
+        else:
+            board = document["leaderboard_by_round"].get(key, {})
+            agreement = document["agreement_by_round"].get(key, {})
         # Results computed before every subset got its own intervals have none.
         has_intervals = bool(document["statistics"])
 
@@ -108,9 +178,22 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         columns=columns,
         has_intervals=has_intervals,
         statistics=document["statistics"],
-        filters={"character": character or "", "round": round_ or "", "dimension": dimension or ""},
-        characters=list(Character.objects.filter(pk__in=study.characters.all()).order_by("pk")),
+        filters={
+            "character": filters.character,
+            "round": filters.round,
+            "dimension": filters.dimension,
+        },
+        characters=study_characters,
+        rounds=study_rounds,
+        unknown_filters=filters.unknown,
+        round_set_aside=filters.round_set_aside,
+        character_name=next(
+            (c.name_zh for c in study_characters if str(c.pk) == filters.character), ""
+        ),
+        empty_selection=scope is not None and not board and not agreement,
     )
+    if view.empty_selection or not view.judgments:
+        return view  # nothing to show: the page says so instead of empty tables
     order = sorted(
         board,
         key=lambda slug: -(board[slug].get("dimension:emotional_support", {}).get("mean") or 0),
@@ -127,7 +210,9 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         if figures:
             view.agreement.append((metric.label, figures))
     diversity_metric = Metric.objects.filter(for_diversity=True).first()
-    if diversity_metric and diversity_metric.slug in agreement:
+    # Diversity sets belong to no round: a character's figures within a round leave them out.
+    in_a_round = bool(filters.round)
+    if diversity_metric and diversity_metric.slug in agreement and not in_a_round:
         view.agreement.append((diversity_metric.label, agreement[diversity_metric.slug]))
     for slug, per_metric in document["paired_differences"].items():
         view.paired.append(

@@ -1,6 +1,10 @@
+from datetime import datetime, timedelta
+
 from django import template
 from django.template.loader import render_to_string
-from django.utils.translation import get_language, gettext_lazy
+from django.utils import timezone
+from django.utils.timesince import timesince
+from django.utils.translation import get_language, gettext, gettext_lazy
 
 register = template.Library()
 
@@ -67,6 +71,17 @@ CHANGE_LABELS = {
     "text": gettext_lazy("text"),
     "voided_checks": gettext_lazy("attention checks set aside"),
 }
+
+
+@register.filter
+def ago(moment: datetime | None) -> str:
+    """`computed_at|ago`: "5 minutes ago", or "just now" within a minute (where
+    `timesince` would say "0 minutes"), in the page's language."""
+    if moment is None:
+        return ""
+    if timezone.now() - moment < timedelta(minutes=1):
+        return gettext("just now")
+    return gettext("%(ago)s ago") % {"ago": timesince(moment)}
 
 
 @register.filter

@@ -12,7 +12,7 @@ from annotation.models import Judgment, Rating, Study, StudyResults
 from annotation.results.loading import load_preference_rows, load_ratings
 from annotation.simulation import simulate_study
 from dialogues.models import Source
-from tests.builders import UserFactory, approved_annotator, make_study
+from tests.builders import UserFactory, approved_annotator, lease_pair, make_study
 from tests.helpers import pair_submission, submit_item
 
 pytestmark = pytest.mark.django_db
@@ -477,3 +477,188 @@ def test_the_human_fans_are_named_in_the_pages_language(client, simulated, resea
     # The methods page gives the paragraph in both languages: the English one keeps its name.
     assert "以 人类粉丝 为参照" in methods and "以 Human fans 为参照" not in methods
     assert "语言风格" in methods and "说话风格" not in methods
+
+
+# Filters and empty states --------------------------------------------------------------
+
+
+def leaderboard_of(html: str) -> str:
+    """The leaderboard table of a results page ("" when the page shows none)."""
+    if '<table class="leaderboard">' not in html:
+        return ""
+    return html.split('<table class="leaderboard">', 1)[1].split("</table>", 1)[0]
+
+
+def select_of(html: str, name: str) -> str:
+    """The options of the filter `name` of a results page."""
+    return html.split(f'<select name="{name}">', 1)[1].split("</select>", 1)[0]
+
+
+@pytest.fixture
+def luffy_judged(demo_dataset, luffy, natsume):
+    """Two characters and two rounds; only Luffy's pairs are judged."""
+    study = make_study(overlap=2, rounds=(1, 2), characters=[luffy, natsume])
+    for email in ("first@example.com", "second@example.com"):
+        annotator = approved_annotator(email, [luffy])
+        for _ in range(3):
+            submit_item(annotator, lease_pair(annotator))
+    services.study_recompute(study=study)
+    return study
+
+
+def test_the_round_filter_offers_only_the_studys_rounds(
+    client, simulated, luffy_judged, researcher
+):
+    one_round, _made, _truth = simulated
+    services.results_refresh(study=one_round)
+    client.force_login(researcher)
+
+    rounds = select_of(client.get(f"/results/{one_round.slug}/").content.decode(), "round")
+    both = select_of(client.get(f"/results/{luffy_judged.slug}/").content.decode(), "round")
+
+    assert '<option value="1"' in rounds and '<option value="2"' not in rounds
+    assert "Both" not in rounds and "All" in rounds
+    assert '<option value="1"' in both and '<option value="2"' in both and "Both" in both
+
+
+@pytest.mark.parametrize(
+    ("query", "notice"),
+    [
+        ({"round": "2"}, "This study has no round “2”: the figures are for all its rounds."),
+        ({"round": "3"}, "This study has no round “3”"),
+        ({"character": "999"}, "This study has no character “999”"),
+        ({"character": "luffy"}, "This study has no character “luffy”"),
+        ({"dimension": "charm"}, "There is no dimension “charm”"),
+    ],
+)
+def test_a_filter_value_the_study_lacks_is_named_and_changes_nothing(
+    client, simulated, researcher, query, notice
+):
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+    whole = client.get(f"/results/{study.slug}/").content.decode()
+
+    html = client.get(f"/results/{study.slug}/", query).content.decode()
+    fragment = client.get(
+        f"/results/{study.slug}/", query, headers={"HX-Request": "true"}
+    ).content.decode()
+
+    assert notice in html and notice in fragment
+    assert "<td>" in leaderboard_of(whole) and leaderboard_of(html) == leaderboard_of(whole)
+    assert 'data-testid="filter-notice"' not in whole
+
+
+def test_a_round_the_study_lacks_is_not_hidden_behind_a_character(
+    client, simulated, researcher, luffy
+):
+    """`?character=1&round=2` on a one-round study: the round is named, not ignored."""
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+    character = client.get(f"/results/{study.slug}/", {"character": luffy.pk}).content.decode()
+
+    html = client.get(f"/results/{study.slug}/", {"character": luffy.pk, "round": 2})
+
+    assert "This study has no round “2”" in html.content.decode()
+    assert leaderboard_of(html.content.decode()) == leaderboard_of(character)
+    assert "selected" not in select_of(html.content.decode(), "round")
+
+
+def test_a_character_in_the_studys_only_round_is_that_characters_figures(
+    client, simulated, researcher, luffy
+):
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+    character = client.get(f"/results/{study.slug}/", {"character": luffy.pk}).content.decode()
+
+    html = client.get(f"/results/{study.slug}/", {"character": luffy.pk, "round": 1})
+
+    text = html.content.decode()
+    assert 'data-testid="filter-notice"' not in text
+    assert leaderboard_of(text) == leaderboard_of(character) and "<td>" in leaderboard_of(text)
+    assert '<option value="1" selected>' in select_of(text, "round")
+
+
+def test_one_character_in_one_round_is_refused_clearly(client, luffy_judged, researcher, luffy):
+    """The results hold figures per character and per round, not both at once: the page
+    says which figures it shows instead of silently dropping the round."""
+    client.force_login(researcher)
+    character = client.get(f"/results/{luffy_judged.slug}/", {"character": luffy.pk})
+
+    html = client.get(
+        f"/results/{luffy_judged.slug}/", {"character": luffy.pk, "round": 1}
+    ).content.decode()
+
+    assert (
+        "not for one character in one round: the figures are for "
+        f"{luffy.name_zh} in all rounds." in html
+    )
+    assert leaderboard_of(html) == leaderboard_of(character.content.decode())
+    assert "<td>" in leaderboard_of(html)
+    assert "selected" not in select_of(html, "round")
+
+
+def test_a_selection_without_judgments_says_so_instead_of_empty_tables(
+    client, luffy_judged, researcher, natsume
+):
+    client.force_login(researcher)
+
+    html = client.get(f"/results/{luffy_judged.slug}/", {"character": natsume.pk})
+
+    text = html.content.decode()
+    assert 'data-testid="empty-selection"' in text
+    assert "No judgments for this selection." in text
+    assert leaderboard_of(text) == "" and 'id="chart-data"' not in text
+    assert 'data-testid="agreement"' not in text
+
+
+def test_a_recompute_without_judgments_shows_no_judgments_yet(client, study, manager):
+    client.force_login(manager)
+    assert client.post(f"/results/{study.slug}/refresh/").status_code == 302
+
+    html = client.get(f"/results/{study.slug}/").content.decode()
+    client.cookies["django_language"] = "zh-hans"
+    chinese = client.get(f"/results/{study.slug}/").content.decode()
+
+    assert 'data-testid="no-judgments"' in html and "No judgments yet." in html
+    assert leaderboard_of(html) == "" and 'id="chart-data"' not in html
+    assert '<canvas id="radar"' not in html and 'data-testid="agreement"' not in html
+    assert "Computed just now from 0 judgments" in html and "0 minutes" not in html
+    assert "刚刚根据 0 条评判计算" in chinese and "0 分钟" not in chinese
+    assert "还没有评判。" in chinese
+
+
+def test_the_time_since_a_recompute_reads_just_now_then_minutes_ago(client, simulated, researcher):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+
+    def page(path):  # `timesince` puts a no-break space between number and unit
+        return client.get(path).content.decode().replace("\xa0", " ")
+
+    assert ">just now<" in page("/results/")
+    StudyResults.objects.filter(study=study).update(
+        computed_at=timezone.now() - timedelta(minutes=5, seconds=3)
+    )
+    assert ">5 minutes ago<" in page("/results/")
+    assert "Computed 5 minutes ago from" in page(f"/results/{study.slug}/")
+    client.cookies["django_language"] = "zh-hans"
+    assert ">5 分钟前<" in page("/results/")
+
+
+def test_the_filter_notices_are_in_chinese(client, simulated, researcher):
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+    client.cookies["django_language"] = "zh-hans"
+
+    html = client.get(f"/results/{study.slug}/", {"round": 3}).content.decode()
+
+    assert "本评测没有轮次“3”：下面是所有轮次的结果。" in html
+    assert "This study" not in html

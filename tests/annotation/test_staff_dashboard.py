@@ -500,7 +500,7 @@ def test_the_studies_page_says_where_a_new_study_is_made(client, study):
     ("language", "notice", "eta"),
     [
         ("en", "A draft: the study is not open yet.", "not open yet"),
-        ("zh-hans", "草稿：研究尚未开放。", "尚未开放"),
+        ("zh-hans", "草稿：评测尚未开放。", "尚未开放"),
     ],
 )
 def test_a_draft_without_items_says_it_is_not_open_yet(
