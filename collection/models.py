@@ -303,6 +303,8 @@ class ApiCall(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("model call")
+        verbose_name_plural = _("model calls")
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["run", "outcome"])]
 
@@ -348,6 +350,8 @@ class AnswerEdit(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("answer edit")
+        verbose_name_plural = _("answer edits")
         ordering = ["created_at"]
 
     def __str__(self):

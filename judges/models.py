@@ -140,6 +140,8 @@ class JudgeCall(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("judge call")
+        verbose_name_plural = _("judge calls")
         ordering = ["run_id", "item_id", "order"]
         constraints = [
             models.UniqueConstraint(

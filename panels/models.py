@@ -148,6 +148,7 @@ class Participant(models.Model):
     bonus_minor_units = models.PositiveIntegerField(_("bonus"), default=0)
 
     class Meta:
+        verbose_name_plural = _("panel participants")
         verbose_name = _("panel participant")
         # Panel ids and payments are for the people who pay participants through the
         # panel (superusers, and staff given this permission), not for every manager.
@@ -206,6 +207,8 @@ class WebhookEvent(models.Model):
     outcome = models.CharField(max_length=64, blank=True)
 
     class Meta:
+        verbose_name = _("webhook event")
+        verbose_name_plural = _("webhook events")
         constraints = [
             models.UniqueConstraint(
                 fields=["provider", "event_id"], name="one_webhook_event_per_id"

@@ -41,6 +41,7 @@ class WriterApplication(models.Model):
     review_note = models.TextField(blank=True)
 
     class Meta:
+        verbose_name_plural = _("writer applications")
         ordering = ["created_at", "pk"]
         verbose_name = _("writer application")
         constraints = [
@@ -95,6 +96,7 @@ class WritingRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = _("writing runs")
         ordering = ["-created_at"]
         verbose_name = _("writing run")
         constraints = [
@@ -167,6 +169,7 @@ class WritingTask(models.Model):
     reviewed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = _("writing tasks")
         ordering = ["run_id", "character_id", "scenario__number"]
         verbose_name = _("writing task")
         constraints = [
@@ -195,6 +198,7 @@ class CharacterProfile(models.Model):
     text_en = models.TextField(_("profile (English)"), blank=True)
 
     class Meta:
+        verbose_name_plural = _("character profiles")
         verbose_name = _("character profile")
 
     def __str__(self):

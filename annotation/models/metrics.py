@@ -31,6 +31,8 @@ class Metric(models.Model):
     )
 
     class Meta:
+        verbose_name = _("metric")
+        verbose_name_plural = _("metrics")
         ordering = ["position"]
 
     def __str__(self):

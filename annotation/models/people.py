@@ -41,6 +41,7 @@ class AnnotatorProfile(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = _("annotator profiles")
         verbose_name = _("annotator profile")
 
     def __str__(self):
@@ -92,6 +93,8 @@ class Qualification(models.Model):
     review_note = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("qualification")
+        verbose_name_plural = _("qualifications")
         constraints = [
             models.UniqueConstraint(
                 fields=["profile", "character"], name="one_qualification_per_character"
@@ -116,6 +119,8 @@ class ScreeningQuestion(models.Model):
     active = models.BooleanField(default=True)
 
     class Meta:
+        verbose_name = _("screening question")
+        verbose_name_plural = _("screening questions")
         ordering = ["character_id", "id"]
 
     def __str__(self):

@@ -78,6 +78,7 @@ class Study(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("study")
         verbose_name_plural = _("studies")
 
     def __str__(self):
@@ -114,6 +115,8 @@ class StudyMembership(models.Model):
     added_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("study member")
+        verbose_name_plural = _("study members")
         constraints = [
             models.UniqueConstraint(fields=["study", "annotator"], name="one_membership_per_study")
         ]
@@ -150,6 +153,8 @@ class Item(models.Model):
     )
 
     class Meta:
+        verbose_name = _("item")
+        verbose_name_plural = _("study items")
         # Not with `judgment_count`: every judgment changes it, and a changed column that
         # an index holds makes PostgreSQL enter the row's new version in every index of
         # the table, where an unindexed one lets it update the row in place.

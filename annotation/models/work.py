@@ -59,6 +59,8 @@ class Assignment(models.Model):
     )
 
     class Meta:
+        verbose_name = _("lease")
+        verbose_name_plural = _("leases")
         constraints = [
             models.UniqueConstraint(
                 fields=["item", "annotator"], name="one_assignment_per_annotator_item"
@@ -159,6 +161,8 @@ class Judgment(models.Model):
     objects = JudgmentQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("judgment")
+        verbose_name_plural = _("judgments")
         constraints = [
             models.UniqueConstraint(
                 fields=["item", "annotator"], name="one_judgment_per_annotator_item"
@@ -284,6 +288,8 @@ class QualityFlag(models.Model):
     resolved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("quality flag")
+        verbose_name_plural = _("quality flags")
         constraints = [
             # One low-agreement flag per annotator and study at a time; per-judgment flags once each.
             models.UniqueConstraint(
