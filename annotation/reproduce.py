@@ -22,7 +22,11 @@ separation, decide a status, not a bound.
 import hashlib
 import json
 import math
+import tempfile
+import zipfile
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,6 +103,37 @@ def _read_json(path: Path):
         raise SnapshotError(f"{path.name} is missing from {path.parent}") from error
     except json.JSONDecodeError as error:
         raise SnapshotError(f"{path.name} is not valid JSON: {error}") from error
+
+
+@contextmanager
+def opened_snapshot(path) -> Iterator[Path]:
+    """The snapshot directory `path` names: the directory itself, the one folder in it that
+    holds the manifest (a downloaded snapshot zip unpacks to such a folder), or the zip
+    file itself, unpacked into a temporary directory for as long as it is read."""
+    path = Path(path)
+    if path.is_file() and zipfile.is_zipfile(path):
+        with tempfile.TemporaryDirectory(prefix="snapshot-") as unpacked:
+            with zipfile.ZipFile(path) as archive:
+                archive.extractall(unpacked)  # names with ".." or a leading "/" are made safe
+            yield _manifest_folder(Path(unpacked), shown=path)
+        return
+    yield _manifest_folder(path, shown=path)
+
+
+def _manifest_folder(directory: Path, *, shown: Path) -> Path:
+    if not directory.is_dir():
+        raise SnapshotError(f"{shown} is not a directory, nor a zip file of a snapshot")
+    if (directory / MANIFEST).exists():
+        return directory
+    inner = [d for d in sorted(directory.iterdir()) if d.is_dir() and (d / MANIFEST).exists()]
+    if len(inner) == 1:
+        return inner[0]
+    if inner:
+        raise SnapshotError(
+            f"{MANIFEST} is missing from {shown}, and {len(inner)} folders in it hold one: "
+            "name the snapshot's own folder"
+        )
+    raise SnapshotError(f"{MANIFEST} is missing from {shown}")
 
 
 def read_snapshot(directory) -> tuple[dict, dict, list[dict]]:

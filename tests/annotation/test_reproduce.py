@@ -263,6 +263,46 @@ def test_a_directory_that_is_not_a_snapshot_is_refused(tmp_path):
         call_command("reproduce", str(tmp_path / "nowhere"), stdout=io.StringIO())
 
 
+def zipped(folder, archive_path):
+    """A snapshot zipped as the results page's export job does: its files in one folder."""
+    import zipfile
+
+    with zipfile.ZipFile(archive_path, "w") as archive:
+        for path in sorted(folder.iterdir()):
+            archive.write(path, f"{folder.name}/{path.name}")
+    return archive_path
+
+
+def test_the_results_pages_snapshot_zip_reproduces_as_downloaded_or_unpacked(gold_study, tmp_path):
+    import shutil
+
+    folder = snapshot(gold_study, tmp_path / "exported" / f"{gold_study.slug}-snapshot-7")
+    archive = zipped(folder, tmp_path / "snapshot.zip")
+    unpacked = tmp_path / "unpacked"
+    shutil.unpack_archive(archive, unpacked)
+
+    for given in (archive, unpacked, unpacked / folder.name):
+        out = io.StringIO()
+        call_command("reproduce", str(given), stdout=out)
+        assert "every figure (points and interval bounds) reproduced" in out.getvalue(), given
+
+    (folder / "ratings-wide.csv").write_text("study\n", encoding="utf-8")
+    tampered = zipped(folder, tmp_path / "tampered.zip")
+    with pytest.raises(CommandError, match=r"not reproduced: file ratings-wide\.csv"):
+        call_command("reproduce", str(tampered), stdout=io.StringIO())
+
+
+def test_a_file_that_is_not_a_snapshot_zip_is_refused(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello", encoding="utf-8")
+    with pytest.raises(CommandError, match="not a directory, nor a zip file of a snapshot"):
+        call_command("reproduce", str(notes), stdout=io.StringIO())
+    (tmp_path / "nothing").mkdir()
+    empty = zipped(tmp_path / "nothing", tmp_path / "empty.zip")
+    with pytest.raises(CommandError, match=r"manifest\.json is missing"):
+        call_command("reproduce", str(empty), stdout=io.StringIO())
+
+
 def test_compare_reports_figures_only_one_side_has():
     difference = compare({"a": {"mean": 1.0, "ci_low": 0.5}}, {"a": {"mean": 1.0}, "b": {"n": 2}})
 

@@ -1,7 +1,14 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.methods import METHODS_VERSION
-from annotation.reproduce import TOLERANCE, SnapshotError, read_snapshot, reproduce, verify_files
+from annotation.reproduce import (
+    TOLERANCE,
+    SnapshotError,
+    opened_snapshot,
+    read_snapshot,
+    reproduce,
+    verify_files,
+)
 from common.snapshots import snapshot_checks
 
 # How many differing figures are named per family; the rest are counted.
@@ -23,18 +30,22 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "snapshot", metavar="SNAPSHOT_DIR", help="export_ratings --snapshot DIR --study SLUG"
+            "snapshot",
+            metavar="SNAPSHOT",
+            help="the directory of export_ratings --snapshot DIR --study SLUG, or the "
+            "snapshot zip the results page prepares (or the folder it unpacks to)",
         )
 
     def handle(self, *args, snapshot: str, **options):
         try:
-            manifest, _results, _rows = read_snapshot(snapshot)
-            changed_files = verify_files(snapshot, manifest)
-            _rebuilt, differences = reproduce(snapshot)
-            # Other apps' figures in the snapshot (the LLM judges'), rebuilt the same way.
-            for name, check in snapshot_checks():
-                if name in manifest.get("files", {}):
-                    differences.update(check(snapshot))
+            with opened_snapshot(snapshot) as directory:
+                manifest, _results, _rows = read_snapshot(directory)
+                changed_files = verify_files(directory, manifest)
+                _rebuilt, differences = reproduce(directory)
+                # Other apps' figures in the snapshot (the LLM judges'), rebuilt the same way.
+                for name, check in snapshot_checks():
+                    if name in manifest.get("files", {}):
+                        differences.update(check(directory))
         except SnapshotError as error:
             raise CommandError(str(error)) from error
         for problem in changed_files:
