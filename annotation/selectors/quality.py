@@ -4,9 +4,12 @@ from django.db.models import (
     Min,
 )
 
+from dialogues.selectors import source_shown_name
+
 from ..models import (
     AnnotatorProfile,
     Judgment,
+    Metric,
     QualityFlag,
     Rating,
     Study,
@@ -33,24 +36,37 @@ def flagged_judgments(study: Study, limit: int = 50) -> list[dict]:
     flags: dict[int, list] = {}
     for flag in open_flags.filter(judgment_id__in=judgment_ids).order_by("created_at", "pk"):
         flags.setdefault(flag.judgment_id, []).append(flag)
-    # The ratings as given, per answer in metric order, so that a manager sees what was
-    # flagged (straight lines, wild values) before deciding.
+    # The ratings as given, a row per answer (named by its source) and a column per metric,
+    # so that a manager sees what was flagged (straight lines, wild values) before deciding.
     ratings: dict[int, dict] = {}
-    for judgment_id, answer_id, value in (
+    for judgment_id, answer_id, source, position, value in (
         Rating.objects.filter(judgment_id__in=judgment_ids)
         .order_by("judgment_id", "answer_id", "metric__position")
-        .values_list("judgment_id", "answer_id", "value")
+        .values_list(
+            "judgment_id", "answer_id", "answer__source__display_name", "metric__position", "value"
+        )
     ):
-        ratings.setdefault(judgment_id, {}).setdefault(answer_id, []).append(value)
-    return [
-        {
-            "judgment": judgments[pk],
-            "flags": flags.get(pk, []),
-            "pseudonym": names.get(judgments[pk].annotator_id, ""),
-            "ratings": [" ".join(map(str, values)) for values in ratings.get(pk, {}).values()],
-        }
-        for pk in judgment_ids
-    ]
+        row = ratings.setdefault(judgment_id, {}).setdefault(answer_id, (source, {}))
+        row[1][position] = value
+    metrics = list(Metric.objects.order_by("position"))
+    entries = []
+    for pk in judgment_ids:
+        rows = list(ratings.get(pk, {}).values())
+        # A pair's metrics or a diversity set's, whichever the judgment rated.
+        rated = [m for m in metrics if any(m.position in values for _s, values in rows)]
+        entries.append(
+            {
+                "judgment": judgments[pk],
+                "flags": flags.get(pk, []),
+                "pseudonym": names.get(judgments[pk].annotator_id, ""),
+                "metrics": rated,
+                "ratings": [
+                    (source_shown_name(source), [values.get(m.position, "–") for m in rated])
+                    for source, values in rows
+                ],
+            }
+        )
+    return entries
 
 
 def flagged_annotators(study: Study) -> list[dict]:

@@ -2,6 +2,7 @@
 to completion, open leases, flagged judgments decided with a reason, study changes, and
 the audit trail that the export snapshot reads."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -104,8 +105,15 @@ def test_the_dashboard_shows_leases_and_flagged_judgments(client, manager, study
 
     assert 'data-testid="open-leases">1<' in html
     assert f'data-testid="flagged-{judgment.pk}"' in html
-    # The ratings as given (submit() rates answer a 3,4,3,4… and b 2,5,2,5…).
-    assert "<code>3 4 3 4 3 4 3 4 3</code>" in html or "<code>2 5 2 5 2 5 2 5 2</code>" in html
+    # The ratings as given, a row per answer named by its source and a column per metric
+    # (submit() rates answer a 3,4,3,4… and b 2,5,2,5…).
+    [table] = re.findall(rf'data-testid="ratings-{judgment.pk}">(.*?)</table>', html, re.S)
+    assert "<th>Fluency</th>" in table and "<th>Emotional value</th>" in table
+    rows = re.findall(r"<tr><th>([^<]+)</th>((?:<td>\d</td>)+)</tr>", table)
+    assert len(rows) == 2
+    values = {re.sub(r"</?td>", " ", cells).split()[0] for _name, cells in rows}
+    assert values == {"3", "2"}
+    assert any(name == "Human fans" for name, _cells in rows)
     assert 'id="throughput-data"' in html and "<canvas" in html
 
 
