@@ -1,6 +1,7 @@
 """Derived results: exact to the data, idempotent, and shown only to researchers and staff."""
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -662,3 +663,18 @@ def test_the_filter_notices_are_in_chinese(client, simulated, researcher):
 
     assert "本评测没有轮次“3”：下面是所有轮次的结果。" in html
     assert "This study" not in html
+
+
+def test_the_downloads_offer_a_csv_excel_reads_and_it_starts_with_the_bom(
+    client, simulated, researcher
+):
+    study, _made, _truth = simulated
+    services.results_refresh(study=study)
+    client.force_login(researcher)
+
+    page = client.get(f"/results/{study.slug}/").content.decode()
+    [link] = re.findall(r'<a href="([^"]+)" download data-testid="csv-excel">', page)
+    response = client.get(link.replace("&amp;", "&"))
+
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content).startswith("\ufeff".encode())
