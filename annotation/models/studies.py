@@ -23,11 +23,18 @@ class PairingDesign(models.TextChoices):
 class Study(models.Model):
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=200)
-    status = models.CharField(max_length=10, choices=StudyStatus, default=StudyStatus.DRAFT)
+    status = models.CharField(
+        _("status"), max_length=10, choices=StudyStatus, default=StudyStatus.DRAFT
+    )
     reference_source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="+")
-    compared_sources = models.ManyToManyField(Source, related_name="+")
-    characters = models.ManyToManyField(Character, related_name="+")
-    scenarios = models.ManyToManyField(Scenario, related_name="+", blank=True)
+    # Named for the admin's two-list widgets, which take the field's name, not the form's.
+    compared_sources = models.ManyToManyField(
+        Source, related_name="+", verbose_name=_("compared sources")
+    )
+    characters = models.ManyToManyField(Character, related_name="+", verbose_name=_("characters"))
+    scenarios = models.ManyToManyField(
+        Scenario, related_name="+", blank=True, verbose_name=_("scenarios")
+    )
     rounds = models.JSONField(default=list)
     overlap = models.PositiveSmallIntegerField(default=3, validators=[MinValueValidator(1)])
     include_diversity = models.BooleanField(default=False)
