@@ -110,7 +110,7 @@ def audit_changes_shown(events) -> None:
                 ids = value if isinstance(value, list) else [value]
                 if key in SOURCE_FIELDS:
                     source_ids.update(i for i in ids if isinstance(i, int))
-                elif key in CHARACTER_FIELDS:
+                elif key in CHARACTER_FIELDS and isinstance(value, list):
                     character_ids.update(i for i in ids if isinstance(i, int))
     names = {
         "source": {
@@ -136,7 +136,13 @@ def _shown(change, names, states) -> list[tuple[str, object]]:
 def _value_shown(key, value, names, states):
     if isinstance(value, bool):
         return gettext("yes") if value else gettext("no")
-    kind = "source" if key in SOURCE_FIELDS else "character" if key in CHARACTER_FIELDS else ""
+    # Ids are named: a source by its id or a list of them, characters by a list of them
+    # (a number alone under "characters" is a count, as collection runs recorded before).
+    kind = ""
+    if key in SOURCE_FIELDS and isinstance(value, int | list):
+        kind = "source"
+    elif key in CHARACTER_FIELDS and isinstance(value, list):
+        kind = "character"
     if kind:
         ids = value if isinstance(value, list) else [value]
         # An id no longer in the database (a deleted source) is shown as it was recorded.

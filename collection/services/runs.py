@@ -82,8 +82,9 @@ def run_start(
                 "source": source.slug,
                 "endpoint": endpoint.name,
                 "simulator": simulator_endpoint.name,
-                "characters": len(characters),
-                "scenarios": len(scenarios),
+                # Which ones, not how many (runs audited before this recorded counts).
+                "characters": sorted(c.pk for c in characters),
+                "scenarios": sorted(s.number for s in scenarios),
                 "rounds": rounds,
                 "continued": continued,
             },

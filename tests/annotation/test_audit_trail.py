@@ -190,3 +190,23 @@ def test_sources_characters_and_states_are_named_not_numbered(client, manager, l
     assert re.search(r"<code>[^<]*</code>\s*是<", chinese)
     assert "True" not in english + chinese
     assert not re.search(r"<code>[^<]*</code>\s*\[\d", english + chinese)  # no list of ids
+
+
+def test_a_count_recorded_under_characters_is_shown_as_a_count(client, manager, luffy):
+    """Collection runs once recorded how many characters they covered: 1 is a count there,
+    not the character whose id is 1."""
+    from annotation.models import AuditEvent
+
+    AuditEvent.objects.create(
+        action="collection.run_start",
+        target_type="collectionrun",
+        target_id="1",
+        target_label="kimi #1",
+        after={"characters": luffy.pk, "scenarios": 2},
+    )
+    client.force_login(manager)
+
+    html = client.get("/staff/audit/").content.decode()
+
+    assert re.search(rf"<code>characters</code>\s*{luffy.pk}<", html)
+    assert luffy.name_zh not in html

@@ -2,6 +2,8 @@
 pause / resume / cancel, and reviewing flagged answers. Tasks run in-process here; the
 integration tests run them on a real worker."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -314,9 +316,14 @@ def test_collection_actions_are_in_the_audit_trail_for_managers_to_read(client, 
     ]
     edit = AuditEvent.objects.get(action="collection.edit")
     assert edit.after == {"text": "别担心！"} and edit.before["text"]
+    # Which characters and scenarios the run was started on, not how many of each.
+    started = AuditEvent.objects.get(action="collection.run_start")
+    luffy = Character.objects.get(key=LUFFY)
+    assert started.after["characters"] == [luffy.pk] and started.after["scenarios"] == [1]
 
     client.force_login(world["manager"])
     html = client.get("/staff/audit/").content.decode()
     for name in ("Collection run started", "Model answer edited", "Collection run cancelled"):
         assert name in html
     assert "collection.edit</td>" not in html
+    assert re.search(rf"<code>characters</code>\s*{luffy.name_zh}<", html)
