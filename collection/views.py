@@ -36,6 +36,9 @@ def _form_context(posted: QueryDict | None = None, error: str | None = None) -> 
             "rounds": "1,2",
         },
         "form_error": error,
+        # A refused form comes back with every choice as it was sent (the endpoints and
+        # characters too: reset to the defaults, a corrected form would start another run).
+        "chosen_characters": posted.getlist("characters") if posted is not None else None,
     }
 
 

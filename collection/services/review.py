@@ -3,6 +3,7 @@ again. Every decision is kept as an `AnswerEdit`."""
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import AuditAction
 from annotation.services import audit
@@ -58,7 +59,7 @@ def generated_answer_accept(*, generated: GeneratedAnswer, by, text: str | None 
         if text is not None:
             text = plain_text(text)
             if not text:
-                raise CollectionError("empty_text", "an accepted answer cannot be empty")
+                raise CollectionError("empty_text", _("An accepted answer cannot be empty."))
             if text != generated.text:
                 _audit(
                     generated_answer=generated,

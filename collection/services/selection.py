@@ -3,6 +3,8 @@ command give them, checked against the database."""
 
 import re
 
+from django.utils.translation import gettext as _
+
 from dialogues.models import ROUNDS, SCENARIO_COUNT, Character, Scenario
 
 from .errors import CollectionError
@@ -86,7 +88,15 @@ def scenarios_numbered(numbers: list[int] | None) -> list[Scenario]:
     if missing:
         raise CollectionError(
             "unknown_scenario",
-            f"scenario(s) {', '.join(map(str, missing))} are not in the database; "
-            "import the ChatAnime scenarios first",
+            _(
+                "Scenarios %(missing)s are not in the database (it holds %(held)s); import "
+                "them first or choose among those."
+            )
+            % {
+                "missing": ", ".join(map(str, missing)),
+                "held": numbers_as_ranges(
+                    list(Scenario.objects.order_by("number").values_list("number", flat=True))
+                ),
+            },
         )
     return scenarios

@@ -145,6 +145,28 @@ def test_a_bad_start_form_is_refused_and_creates_nothing(client, world, override
     assert world["server"].requests == []
 
 
+def test_a_refused_start_form_keeps_every_choice_and_speaks_the_pages_language(client, world):
+    """Reset to the first endpoint and every character, a corrected form would start a
+    run nobody chose."""
+    client.force_login(world["admin"])
+    client.cookies["django_language"] = "zh-hans"
+    luffy = Character.objects.get(key=LUFFY)
+    endpoint, simulator = world["endpoint"], world["simulator"]
+
+    # The simulator is not the first endpoint (the menu's default), the endpoint is.
+    assert list(ModelEndpoint.objects.order_by("name")) == [endpoint, simulator]
+
+    page = start(client, world, scenarios="3-5").content.decode()
+
+    answers, simulators = page.split('id="simulator"')
+    assert re.search(rf'<option value="{endpoint.pk}" selected>', answers)
+    assert re.search(rf'<option value="{simulator.pk}" selected>', simulators)
+    checked = re.findall(r'name="characters" value="(\d+)" checked', page)
+    assert checked == [str(luffy.pk)] and Character.objects.count() > 1
+    assert "不在数据库中" in page and "are not in the database" not in page
+    assert not CollectionRun.objects.exists()
+
+
 def test_a_missing_key_is_refused_before_anything_is_created(client, world, monkeypatch):
     monkeypatch.delenv("STAFF_TEST_KEY")
     client.force_login(world["admin"])
