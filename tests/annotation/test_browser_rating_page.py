@@ -81,6 +81,23 @@ def test_enter_on_the_focused_skip_button_skips(live_server, new_page, rater):
     assert problems(page) == []
 
 
+def test_a_skip_on_a_phone_shows_the_next_item_from_its_top(live_server, new_page, rater):
+    """The skip form is at the bottom of a long item: the next item and the notice that
+    the skipped one will not come back must come into view, as after a submission."""
+    lease = lease_pair(rater)
+    lease_pair(rater)  # a next item to show
+    page = open_as(new_page, live_server, rater, f"/annotate/{lease.token}/", viewport=PHONE)
+    ready_form(page)
+
+    page.locator("details.skip summary").click()
+    page.locator("details.skip button[type=submit]").click()
+    wait_for_other_item(page, lease.token)
+
+    top = page.evaluate("document.querySelector('#work').getBoundingClientRect().top")
+    assert -2 <= top < PHONE["height"] / 2  # within a pixel of the top (sub-pixel layout)
+    assert problems(page) == []
+
+
 def test_enter_keeps_its_native_meaning_outside_the_rating_rows(live_server, new_page, rater):
     lease = lease_pair(rater)
     page = open_as(new_page, live_server, rater, f"/annotate/{lease.token}/")
