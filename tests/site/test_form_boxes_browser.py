@@ -42,3 +42,26 @@ def test_a_start_forms_number_box_looks_like_its_lists(live_server, new_page, pa
 
     look = LOOK_OF % LOOKS
     assert page.locator(box).evaluate(look) == page.locator(beside).evaluate(look)
+
+
+def test_a_sign_up_error_reads_as_an_error_above_its_own_field(live_server, new_page):
+    """Django's paragraphs put a field's errors before the field's <p>: unstyled, a password
+    error read as grey help under the email box."""
+    page = new_page(viewport={"width": 390, "height": 800})
+    page.goto(f"{live_server.url}/accounts/signup/")
+    page.fill("input[name=email]", "fan@example.com")
+    page.fill("input[name=password1]", "abc")
+    page.fill("input[name=password2]", "abc")
+    page.click("main button[type=submit]")
+    page.wait_for_selector("ul.errorlist")
+
+    error = page.locator("ul.errorlist").first
+    assert "too short" in error.inner_text()
+    help_colour = page.locator(".helptext").first.evaluate("e => getComputedStyle(e).color")
+    assert error.evaluate("e => getComputedStyle(e).color") != help_colour
+    below_email = page.locator("#id_email").bounding_box()
+    box = error.bounding_box()
+    label = page.locator("label[for=id_password1]").bounding_box()
+    gap_above = box["y"] - (below_email["y"] + below_email["height"])
+    gap_below = label["y"] - (box["y"] + box["height"])
+    assert gap_below < gap_above  # nearer the password's label than the email box
