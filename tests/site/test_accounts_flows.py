@@ -67,3 +67,22 @@ def test_logging_out_ends_the_session(client):
     client.post("/accounts/logout/")
 
     assert "_auth_user_id" not in client.session
+
+
+@pytest.mark.parametrize(
+    ("language", "greeting"),
+    [("en", "Hello from ChatAnime!"), ("zh-hans", "你好，这里是 ChatAnime！")],
+)
+def test_account_emails_name_the_platform_not_the_host(client, settings, language, greeting):
+    settings.ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+    client.cookies["django_language"] = language
+
+    client.post(
+        "/accounts/signup/",
+        {"email": "fan@example.com", "password1": "a-Long-pass-42", "password2": "a-Long-pass-42"},
+    )
+
+    [email] = mail.outbox
+    assert email.subject.startswith("[ChatAnime] ")
+    assert email.body.startswith(greeting)
+    assert "testserver!" not in email.body and "Hello!" not in email.body
