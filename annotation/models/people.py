@@ -24,6 +24,9 @@ class AnnotatorProfile(models.Model):
     )
     status = models.CharField(max_length=20, choices=ProfileStatus, default=ProfileStatus.APPLIED)
     consented_at = models.DateTimeField(null=True, blank=True)
+    # The language they read the site in when they consented: their emails are written in
+    # it (empty: the platform's default language).
+    language = models.CharField(max_length=10, blank=True)
     # A stable pseudonym for exports: no email or name leaves the platform.
     pseudonym = models.CharField(max_length=32, unique=True, default=new_pseudonym)
     # Why staff suspended the annotator, in their own words.

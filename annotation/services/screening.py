@@ -36,11 +36,15 @@ def profile_get_or_create(*, user) -> AnnotatorProfile:
 
 
 @transaction.atomic
-def consent_give(*, user) -> AnnotatorProfile:
+def consent_give(*, user, language: str = "") -> AnnotatorProfile:
+    """Record consent, once, and the language the annotator reads the site in (one of the
+    site's languages; anything else is not kept)."""
     profile = profile_get_or_create(user=user)
     if profile.consented_at is None:
         profile.consented_at = timezone.now()
-        profile.save(update_fields=["consented_at"])
+    if language in dict(settings.LANGUAGES):
+        profile.language = language
+    profile.save(update_fields=["consented_at", "language"])
     return profile
 
 
@@ -341,11 +345,12 @@ def _review_one(qualification: Qualification, *, reviewer, approve: bool, note: 
 
 
 def _notify_decision(user, decided: list[Qualification]) -> None:
-    """Tell the applicant, in the platform's default language (most annotators read
-    Chinese); the same result is on their screening page."""
+    """Tell the applicant, in the language they read the site in when they consented (the
+    platform's default where none was kept); the same result is on their screening page."""
     if not user.email:
         return
-    with translation.override(settings.LANGUAGE_CODE):
+    language = AnnotatorProfile.objects.filter(user=user).values_list("language", flat=True).first()
+    with translation.override(language or settings.LANGUAGE_CODE):
         body = render_to_string(
             "annotation/email/screening_decision.txt",
             {

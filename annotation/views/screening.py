@@ -45,7 +45,7 @@ def consent(request: AuthenticatedRequest) -> HttpResponse:
                 request, _("Please tick the box to give your consent, or leave this page.")
             )
             return render(request, "annotation/consent.html", status=422)
-        services.consent_give(user=request.user)
+        services.consent_give(user=request.user, language=request.LANGUAGE_CODE)
         return redirect("screening-characters")
     return render(request, "annotation/consent.html")
 

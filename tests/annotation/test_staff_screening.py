@@ -270,3 +270,43 @@ def test_simulated_annotators_are_not_counted_as_screened(client, manager, quest
     assert re.search(r'<option value="approved"[^>]*>[^<]*\(1\)', page)
     assert "person@example.com" in page
     assert "sim@example.com" not in page
+
+
+@pytest.mark.parametrize(
+    ("language", "subject"),
+    [
+        ("en", "Your ChatAnime application has been reviewed"),
+        ("zh-hans", "你的 ChatAnime 申请已审核"),
+    ],
+)
+def test_the_decision_email_is_in_the_language_the_applicant_consented_in(
+    client,
+    manager,
+    question_bank,
+    luffy,
+    settings,
+    django_capture_on_commit_callbacks,
+    language,
+    subject,
+):
+    settings.LANGUAGE_CODE = "zh-hans"  # the platform's default, not the applicant's
+    fan = UserFactory(email="fan@example.com")
+    client.force_login(fan)
+    client.cookies["django_language"] = language
+    client.post("/screening/consent/", {"agree": "yes"})
+    assert AnnotatorProfile.objects.get(user=fan).language == language
+    services.characters_claim(user=fan, characters=[luffy])
+    qualification = Qualification.objects.get(profile__user=fan)
+    right = {q.pk: q.correct_choice for q in services.quiz_questions(qualification=qualification)}
+    services.quiz_submit(user=fan, character=luffy, choices=right, roleplay_sample="没事的！")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.qualification_review(
+            qualification=Qualification.objects.get(profile__user=fan),
+            reviewer=manager,
+            approve=True,
+            note="",
+        )
+
+    [email] = mail.outbox
+    assert email.subject == subject
