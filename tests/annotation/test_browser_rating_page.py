@@ -98,6 +98,25 @@ def test_a_skip_on_a_phone_shows_the_next_item_from_its_top(live_server, new_pag
     assert problems(page) == []
 
 
+def test_an_unrated_row_is_complained_about_in_the_pages_language(live_server, new_page, rater):
+    lease = lease_pair(rater)
+    page = open_as(new_page, live_server, rater, f"/annotate/{lease.token}/", viewport=PHONE)
+    page.context.add_cookies(
+        [{"name": "django_language", "value": "zh-hans", "url": live_server.url}]
+    )
+    page.reload()
+    form = ready_form(page)
+    first = form.locator("input[type=radio][required]").first
+
+    assert form.evaluate("f => f.checkValidity()") is False
+    assert first.evaluate("r => r.validationMessage") == "请选择其中一项。"
+    # Choosing another button of the same row puts the whole row right.
+    name = first.get_attribute("name")
+    form.locator(f"input[type=radio][name='{name}']").last.check()
+    assert first.evaluate("r => r.validity.valid") is True
+    assert problems(page) == []
+
+
 def test_enter_keeps_its_native_meaning_outside_the_rating_rows(live_server, new_page, rater):
     lease = lease_pair(rater)
     page = open_as(new_page, live_server, rater, f"/annotate/{lease.token}/")

@@ -65,3 +65,35 @@ def test_a_sign_up_error_reads_as_an_error_above_its_own_field(live_server, new_
     gap_above = box["y"] - (below_email["y"] + below_email["height"])
     gap_below = label["y"] - (box["y"] + box["height"])
     assert gap_below < gap_above  # nearer the password's label than the email box
+
+
+def test_the_browsers_complaints_speak_the_pages_language(live_server, new_page):
+    """A Chinese page in an English browser: an empty box, a wrong email and an unticked
+    consent are complained about in Chinese, and a box put right is accepted."""
+    fan = UserFactory(email="fan@example.com")
+    page = new_page()
+    page.context.add_cookies(
+        [
+            session_cookie(live_server, fan),
+            {"name": "django_language", "value": "zh-hans", "url": live_server.url},
+        ]
+    )
+    page.goto(f"{live_server.url}/screening/consent/")
+    tick = page.locator("input[type=checkbox][required]").first
+    assert tick.evaluate("box => box.form.checkValidity()") is False
+    assert tick.evaluate("box => box.validationMessage") == "请勾选此项后继续。"
+    tick.check()
+    assert tick.evaluate("box => box.form.checkValidity()") is True
+
+    page.context.clear_cookies()
+    page.context.add_cookies(
+        [{"name": "django_language", "value": "zh-hans", "url": live_server.url}]
+    )
+    page.goto(f"{live_server.url}/accounts/signup/")
+    email = page.locator("#id_email")
+    assert email.evaluate("box => box.form.checkValidity()") is False
+    assert email.evaluate("box => box.validationMessage") == "请填写此项。"
+    email.fill("fan")
+    assert email.evaluate("box => (box.form.checkValidity(), box.validationMessage)") == (
+        "请输入电子邮件地址，例如 name@example.com。"
+    )
