@@ -158,7 +158,7 @@ def test_the_sign_up_page_is_named_as_its_button_in_the_tab(client, language, ti
 
 
 @pytest.mark.django_db
-def test_the_fans_writing_is_offered_to_fans_not_to_researchers_or_staff(client):
+def test_rating_and_writing_are_offered_to_fans_not_to_researchers_or_staff(client):
     from tests.builders import UserFactory, researcher_named, study_manager_named
 
     for person, offered in (
@@ -170,3 +170,4 @@ def test_the_fans_writing_is_offered_to_fans_not_to_researchers_or_staff(client)
         client.force_login(person)
         page = client.get("/").content.decode()
         assert ('data-testid="write-nav"' in page) is offered, person.email
+        assert ('data-testid="rate-nav"' in page) is offered, person.email
