@@ -4,6 +4,7 @@ decisions (exclude or include a judgment, mark a flag reviewed)."""
 from django.contrib import admin, messages
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from .. import services
 from ..models import Assignment, Judgment, JudgmentDecision, QualityFlag, Rating
@@ -71,12 +72,16 @@ class JudgmentAdmin(admin.ModelAdmin):
         """Ask for the reason on an intermediate page, then record one decision each."""
         reason = request.POST.get("reason", "").strip()
         if "apply" in request.POST and reason:
+            n = 0
             for judgment in queryset:
                 services.judgment_exclude(
                     judgment=judgment, decided_by=request.user, reason=reason, excluded=excluded
                 )
+                n += 1
             self.message_user(
-                request, _("%(n)d judgment(s) updated.") % {"n": queryset.count()}, messages.SUCCESS
+                request,
+                ngettext("%(n)d judgment updated.", "%(n)d judgments updated.", n) % {"n": n},
+                messages.SUCCESS,
             )
             return None
         return render(

@@ -41,7 +41,7 @@ def test_a_study_manager_approves_an_applicant_from_the_queue(
     page.fill("textarea[name=note]", "Welcome aboard")
     page.get_by_role("button", name="Approve the chosen").click()
 
-    page.get_by_role("status").filter(has_text="1 application(s) approved.").wait_for()
+    page.get_by_role("status").filter(has_text="1 application approved.").wait_for()
     assert page.get_by_test_id(f"application-{qualification.pk}").count() == 0
     qualification.refresh_from_db()
     assert qualification.status == "approved" and qualification.review_note == "Welcome aboard"

@@ -8,6 +8,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from common.forms import submit
@@ -56,7 +57,10 @@ def membership_add(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         request,
         MembershipAddForm(request.POST),
         add,
-        success=lambda added: _("%(n)d annotator(s) assigned.") % {"n": len(added)},
+        success=lambda added: (
+            ngettext("%(n)d annotator assigned.", "%(n)d annotators assigned.", len(added))
+            % {"n": len(added)}
+        ),
         then=reverse("staff-assignment", args=[study.slug]),
     )
 

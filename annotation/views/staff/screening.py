@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from common.forms import attempt
@@ -64,11 +64,12 @@ def screening_review(request: AuthenticatedRequest) -> HttpResponse:
         ),
     )
     if error is None:
+        n = len(form.cleaned_data["qualification"])
         if form.cleaned_data["decision"] == "approve":
-            done = _("%(n)d application(s) approved.")
+            done = ngettext("%(n)d application approved.", "%(n)d applications approved.", n)
         else:
-            done = _("%(n)d application(s) rejected.")
-        messages.success(request, done % {"n": len(form.cleaned_data["qualification"])})
+            done = ngettext("%(n)d application rejected.", "%(n)d applications rejected.", n)
+        messages.success(request, done % {"n": n})
     if request.htmx and not request.POST.get("next"):
         context = _queue_context(request)
         context["error"] = error
