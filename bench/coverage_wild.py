@@ -1,8 +1,11 @@
-"""Whether a wild cluster bootstrap-t would make the means' and paired differences'
-intervals exact where the published ones are conservative (10 annotators with skewed
-workloads, `bench/coverage_df.py`): the published two-way CR2 Student-t interval against
-wild cluster bootstrap-t intervals on the same simulated studies (the crowds, settings and
-seeds of `bench/coverage_df.py`, so that the "published" column reproduces its "fitted").
+"""Whether a wild cluster bootstrap-t would make the intervals of means, paired
+differences and win rates exact where the published ones are conservative (10 annotators
+with skewed workloads, `bench/coverage_df.py`): the published intervals (two-way CR2
+Student-t; Korn and Graubard's Wilson interval for win rates) against wild cluster
+bootstrap-t intervals on the same simulated studies (the crowds, settings and seeds of
+`bench/coverage_df.py`, so that the "published" column of means and paired differences
+reproduces its "fitted"). A win rate is the mean of a 0/1 outcome (the compared answer
+preferred), bootstrapped as a mean.
 
 Intercept-only model. The bootstrap draws its weights per annotator (the dimension with
 fewer clusters, and fewer effective clusters, in every setting: MacKinnon, Nielsen and Webb
@@ -28,6 +31,8 @@ keeps the per-figure rows.
 
     .venv/bin/python bench/coverage_wild.py --studies10 2000 --studies 500 --cells   # 12 min
     .venv/bin/python bench/coverage_wild.py --studies10 1000 --studies 500 --cells --strong
+    .venv/bin/python bench/coverage_wild.py --studies10 4000 --studies 4000 --webb-only  # 18 min
+    .venv/bin/python bench/coverage_wild.py --studies10 4000 --studies 4000 --webb-only --strong
 """
 
 import argparse
@@ -48,9 +53,15 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotation.stats.crowd import Crowd, simulate  # noqa: E402
-from annotation.stats.intervals import t_quantile, two_way_cluster_means  # noqa: E402
+from annotation.stats.intervals import (  # noqa: E402
+    clustered_proportions,
+    t_quantile,
+    two_way_cluster_means,
+)
 
 SETTINGS = [(10, 1.0), (10, 0.0), (40, 0.0), (40, 1.5)]
+FIGURES = ("mean", "paired difference", "win rate")
+KINDS = ("rademacher", "webb")
 ALPHA = 0.05
 WEBB = np.array([-math.sqrt(1.5), -1.0, -math.sqrt(0.5), math.sqrt(0.5), 1.0, math.sqrt(1.5)])
 
@@ -198,16 +209,17 @@ def check(rng):
     print("check: vectorized two-way CR2 SE and t* match two_way_cluster_means", flush=True)
 
 
-def run(crowd, studies, seed, B, with_cells, timing):
+def run(crowd, studies, seed, B, with_cells, timing, kinds=KINDS):
     rng = np.random.default_rng(seed)  # the studies: same stream as coverage_df
     brng = np.random.default_rng(seed + 1_000_003)  # the bootstrap weights
     levels = crowd.levels()
     G = crowd.annotators
-    methods = ["published", "WCR-R", "WCU-R", "WCR-W", "WCU-W"] + (
-        ["WCR-cells"] if with_cells else []
-    )
-    rows = {"mean": [], "paired difference": []}
-    study_id = {"mean": [], "paired difference": []}
+    methods = ["published"]
+    for kind in kinds:
+        methods += [f"WCR-{kind[0].upper()}", f"WCU-{kind[0].upper()}"]
+    methods += ["WCR-cells"] if with_cells else []
+    rows = {name: [] for name in FIGURES}
+    study_id = {name: [] for name in FIGURES}
     cpu = []
     nonconvex = 0
     rad = weights(brng, "rademacher", G, B) if G <= 12 else None
@@ -223,13 +235,22 @@ def run(crowd, studies, seed, B, with_cells, timing):
                     study["value_right"][mine] - study["value_left"][mine],
                     levels[source] - levels[0],
                 ),
+                ("win rate", 1.0 - study["left_won"][mine], crowd.true_win_rate(source)),
             ):
                 pub = two_way_cluster_means(y, np.zeros(len(y), int), cell, ann, 1)
                 err, se, df = pub.mean[0] - truth, pub.standard_error[0], pub.df[0]
-                tq = float(t_quantile(df))
-                made = np.isfinite(tq)
-                row = [made, bool(made and abs(err) <= tq * se), tq * se if made else np.nan]
-                for kind in ("rademacher", "webb"):
+                if name == "win rate":
+                    # Published: Korn and Graubard's Wilson interval on n / deff with t.
+                    ((_s, _n, _d, low, high),) = clustered_proportions(
+                        y, np.zeros(len(y), int), cell, ann, 1
+                    )
+                    made = bool(np.isfinite(low) and np.isfinite(high))
+                    row = [made, bool(made and low <= truth <= high), (high - low) / 2]
+                else:
+                    tq = float(t_quantile(df))
+                    made = bool(np.isfinite(tq))
+                    row = [made, bool(made and abs(err) <= tq * se), tq * se if made else np.nan]
+                for kind in kinds:
                     t0 = time.process_time()
                     W = (
                         rad
@@ -310,7 +331,9 @@ def main():
     ap.add_argument("--only", default="", help="e.g. 10:1.0 to run one setting")
     ap.add_argument("--no-invert", action="store_true", help="skip endpoint bisection")
     ap.add_argument("--save", default="", help="a directory for the per-figure rows (.npz)")
+    ap.add_argument("--webb-only", action="store_true", help="Webb's weights only (no Rademacher)")
     a = ap.parse_args()
+    kinds = ("webb",) if a.webb_only else KINDS
     check(np.random.default_rng(7))
     base = Crowd(leniency_sd=0.8, taste_sd=0.6) if a.strong else Crowd()
     print(f"crowd: {base}\nB = {a.B} random draws (Rademacher enumerated when G <= 12)")
@@ -327,7 +350,7 @@ def main():
         studies = a.studies10 if (annotators, sd) == (10, 1.0) else a.studies
         wall = time.time()
         methods, rows, sid, cpu, nonconvex = run(
-            crowd, studies, annotators * 10 + int(sd * 10), a.B, a.cells, not a.no_invert
+            crowd, studies, annotators * 10 + int(sd * 10), a.B, a.cells, not a.no_invert, kinds
         )
         if a.save:
             np.savez(
@@ -340,7 +363,7 @@ def main():
             f"\n({annotators} annotators, workload sd {sd}): {studies} studies, "
             f"{time.time() - wall:.0f} s wall; non-interval/disagreement flags: {nonconvex}"
         )
-        for kind in ("rademacher", "webb"):
+        for kind in kinds:
             t = [c for k, _, c in cpu if k == kind]
             print(
                 f"  CPU per figure, {kind}: {np.mean(t) * 1000:.1f} ms (median {np.median(t) * 1000:.1f})"
