@@ -125,5 +125,27 @@ def flagged_answers(run: CollectionRun | None = None):
     return answers.filter(run=run) if run is not None else answers
 
 
+def round_1_of(answers: list[GeneratedAnswer]) -> dict[int, str]:
+    """For each round-2 answer, the round-1 answer its follow-up reacts to (the latest one
+    generated for the same source, character and scenario), by the round-2 answer's id: a
+    reviewer judges a reply only beside what it replies to."""
+    second = [answer for answer in answers if answer.round == 2]
+    if not second:
+        return {}
+    firsts = {
+        (row.source_id, row.character_id, row.scenario_id): row.text
+        for row in GeneratedAnswer.objects.filter(
+            round=1,
+            source_id__in={a.source_id for a in second},
+            character_id__in={a.character_id for a in second},
+            scenario_id__in={a.scenario_id for a in second},
+        ).order_by("pk")
+    }
+    return {
+        answer.pk: firsts.get((answer.source_id, answer.character_id, answer.scenario_id), "")
+        for answer in second
+    }
+
+
 def runs_overview():
     return CollectionRun.objects.select_related("source", "endpoint").order_by("-created_at")

@@ -76,8 +76,10 @@ def run_detail(request: AuthenticatedRequest, run_id: int) -> HttpResponse:
         CollectionRun.objects.select_related("source", "endpoint", "simulator_endpoint"), pk=run_id
     )
     flagged = list(selectors.flagged_answers(run))
+    round_1 = selectors.round_1_of(flagged)
     for answer in flagged:
         answer.flag_labels = [_(FLAG_LABELS.get(flag, flag)) for flag in answer.flags]
+        answer.round_1_answer = round_1.get(answer.pk, "")
     context = {"run": run, "progress": selectors.run_progress(run), "flagged": flagged}
     template = "collection/run.html#progress" if request.htmx else "collection/run.html"
     return render(request, template, context)

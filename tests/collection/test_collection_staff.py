@@ -349,3 +349,25 @@ def test_collection_actions_are_in_the_audit_trail_for_managers_to_read(client, 
         assert name in html
     assert "collection.edit</td>" not in html
     assert re.search(rf"<code>characters</code>\s*{luffy.name_zh}<", html)
+
+
+def test_a_flagged_reply_is_reviewed_beside_what_it_replies_to(client, world):
+    """A round-2 answer answers the simulated user's follow-up to the round-1 answer: the
+    reviewer sees the scenario, that answer and the follow-up, and no button is the
+    default for accepting a flagged answer as it is."""
+    from django.utils.html import escape
+
+    client.force_login(world["admin"])
+    world["server"].script("english", "ok", "as_an_ai")
+    start(client, world, scenarios="1", rounds="1,2")
+    run = CollectionRun.objects.get()
+    second = GeneratedAnswer.objects.get(round=2)
+    first = GeneratedAnswer.objects.get(round=1)
+    assert second.review_status == ReviewStatus.FLAGGED
+
+    page = client.get(reverse("collection-run", args=[run.pk])).content.decode()
+
+    [shown] = re.findall(rf'data-testid="conversation-{second.pk}">(.*?)</dl>', page, re.S)
+    assert second.scenario.question in shown
+    assert escape(first.text) in shown and escape(second.question) in shown
+    assert 'value="accept" class="primary"' not in page
