@@ -116,6 +116,13 @@ def answer_review(request: AuthenticatedRequest, answer_id: int) -> HttpResponse
         request,
         AnswerReviewForm(request.POST),
         review,
-        success=_("Review saved."),
+        success=lambda _result: (
+            _(
+                "Asked the model again: the new answer appears here when it comes, and is "
+                "listed for review again if it is flagged too."
+            )
+            if request.POST.get("action") == "regenerate"
+            else _("Review saved.")
+        ),
         then=reverse("collection-run", args=[generated.run_id]),
     )

@@ -93,7 +93,10 @@ def generated_answer_regenerate(*, generated: GeneratedAnswer, by) -> None:
             if second is not None and second.review_status == ReviewStatus.ACCEPTED:
                 raise CollectionError(
                     "round_2_accepted",
-                    "round 2 of this dialogue is already accepted; it answers this round-1 text",
+                    _(
+                        "Round 2 of this dialogue is already accepted, and it answers this "
+                        "round-1 text: it cannot be generated again."
+                    ),
                 )
             if second is not None:
                 second.delete()

@@ -371,3 +371,21 @@ def test_a_flagged_reply_is_reviewed_beside_what_it_replies_to(client, world):
     assert second.scenario.question in shown
     assert escape(first.text) in shown and escape(second.question) in shown
     assert 'value="accept" class="primary"' not in page
+
+
+def test_regenerating_says_what_happens_next(client, world):
+    client.force_login(world["admin"])
+    world["server"].script("english")
+    start(client, world, scenarios="1", rounds="1")
+    flagged = GeneratedAnswer.objects.get(review_status=ReviewStatus.FLAGGED)
+    world["server"].script("english")  # flagged again
+
+    page = client.post(
+        reverse("collection-answer-review", args=[flagged.pk]),
+        {"action": "regenerate"},
+        follow=True,
+    ).content.decode()
+
+    assert "Asked the model again" in page and "Review saved." not in page
+    again = GeneratedAnswer.objects.get()
+    assert again.pk != flagged.pk and again.review_status == ReviewStatus.FLAGGED
