@@ -10,6 +10,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from .character_names import ENGLISH_NAMES
 from .chatanime_format import (
     SOURCE_METADATA_KEY,
     Problem,
@@ -167,7 +168,10 @@ def _ensure_characters(sources: list[SourceFile], report: ImportReport) -> dict[
     for key in keys:
         if key not in existing:
             work, name = split_character_key(key)
-            new.append(Character(key=key, work_zh=work, name_zh=name))
+            work_en, name_en = ENGLISH_NAMES.get(key, ("", ""))
+            new.append(
+                Character(key=key, work_zh=work, name_zh=name, work_en=work_en, name_en=name_en)
+            )
     Character.objects.bulk_create(new)
     report.characters_created = len(new)
     return dict(Character.objects.values_list("key", "id"))

@@ -375,3 +375,35 @@ def test_a_file_that_states_no_kind_takes_the_held_source_as_it_is(tmp_path):
         ).author_label
         == "fan-7f3a"
     )
+
+
+def test_the_published_characters_get_their_english_names(tmp_path):
+    """The data files name characters in Chinese only; English pages show these names."""
+    write_source(
+        tmp_path, "human", {"《紫罗兰永恒花园》的薇尔莉特·伊芙加登": [dialogue(1, "场景")]}
+    )
+    run_import(tmp_path)
+
+    violet = Character.objects.get()
+    assert (violet.work_en, violet.name_en) == ("Violet Evergarden", "Violet Evergarden")
+    assert (violet.work_zh, violet.name_zh) == ("紫罗兰永恒花园", "薇尔莉特·伊芙加登")
+
+
+def test_the_migration_fills_english_names_staff_have_not_given():
+    from importlib import import_module
+
+    from django.apps import apps
+
+    fill = import_module("dialogues.migrations.0004_character_english_names").fill_english_names
+    luffy = Character.objects.create(
+        key="《海贼王》的蒙奇·D·路飞", work_zh="海贼王", name_zh="蒙奇·D·路飞"
+    )
+    named = Character.objects.create(
+        key="《银魂》的坂田银时", work_zh="银魂", name_zh="坂田银时", name_en="Gin-san"
+    )
+
+    fill(apps, None)
+
+    luffy.refresh_from_db(), named.refresh_from_db()
+    assert (luffy.work_en, luffy.name_en) == ("One Piece", "Monkey D. Luffy")
+    assert (named.work_en, named.name_en) == ("Gintama", "Gin-san")
