@@ -61,3 +61,9 @@ def role_required(check):
 study_manager_required = role_required(is_study_manager)
 researcher_required = role_required(is_researcher)
 admin_required = role_required(is_admin)
+
+
+def shown_name(user) -> str:
+    """How the site names a signed-in person ("Signed in as …"): by the email they signed
+    up with, not the user name allauth made up from it, which they never chose."""
+    return user.email or user.get_username()

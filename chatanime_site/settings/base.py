@@ -353,6 +353,7 @@ ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 # Emails name the platform, not the host they were asked from (there is no sites framework,
 # so allauth would say "Hello from 127.0.0.1:8000!"): templates/account/email/base_message.txt.
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[ChatAnime] "
+ACCOUNT_USER_DISPLAY = "common.roles.shown_name"
 # Also the admin's log-in: /admin/login/ sends staff to this form (chatanime_site/urls.py).
 ACCOUNT_RATE_LIMITS = {"login_failed": "5/5m/ip,5/5m/key"}
 # Locally, verification and reset emails are printed by the server.

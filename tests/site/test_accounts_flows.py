@@ -86,3 +86,18 @@ def test_account_emails_name_the_platform_not_the_host(client, settings, languag
     assert email.subject.startswith("[ChatAnime] ")
     assert email.body.startswith(greeting)
     assert "testserver!" not in email.body and "Hello!" not in email.body
+
+
+def test_a_new_account_is_greeted_by_its_email_not_a_made_up_user_name(client):
+    response = client.post(
+        "/accounts/signup/",
+        {
+            "email": "new.fan@example.com",
+            "password1": "a-Long-pass-42",
+            "password2": "a-Long-pass-42",
+        },
+        follow=True,
+    )
+
+    said = [str(message) for message in response.context["messages"]]
+    assert any("new.fan@example.com" in text for text in said), said
