@@ -13,7 +13,7 @@ from django.utils.html import escape
 from annotation import services as annotation_services
 from annotation.models import Judgment, StudyResults
 from judges.models import JudgeCall, JudgeRun
-from tests.builders import make_study
+from tests.builders import UserFactory, make_study
 
 from .conftest import judge
 from .fans import fans_rate
@@ -46,6 +46,13 @@ def test_the_results_page_shows_the_judge_beside_the_humans(
         f"<td>{style['source']}</td><td>Fluency</td><td>{number_format(style['humans']['difference'], 2)} ["
         in page
     )
+    assert 'id="judges"' in page
+    # The staff list of runs leads to these figures.
+    client.force_login(UserFactory(email="root@example.com", is_staff=True, is_superuser=True))
+    runs = client.get(reverse("judge-runs")).content.decode()
+    figures_link = f'href="{reverse("results-study", args=[study.slug])}#judges"'
+    assert figures_link in runs
+    client.force_login(researcher)
     # An htmx refresh of the figures above does not carry the section.
     fragment = client.get(reverse("results-study", args=[study.slug]), HTTP_HX_REQUEST="true")
     assert "judges-section" not in fragment.content.decode()
