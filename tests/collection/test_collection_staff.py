@@ -119,6 +119,8 @@ def test_an_admin_starts_a_run_and_watches_it_finish(client, world):
     page = client.get(response.url).content.decode()
     assert "4 / 4 (100%)" in page
     assert "sk-staff-secret" not in page
+    # Nothing left to control: no card of run controls, not even an empty one.
+    assert reverse("collection-run-control", args=[run.pk]) not in page
 
 
 @pytest.mark.parametrize(
