@@ -125,6 +125,7 @@ def test_rate_answers_while_waiting_says_why_it_leads_to_screening(
     page = client.get("/annotate/", follow=True).content.decode()
 
     assert "Rating opens once the study team has approved your application." in page
+    assert f"We will email you at {applicant.email} when it is decided" in page
 
 
 def test_a_failed_quiz_can_be_retried_once(applicant, luffy, question_bank):
