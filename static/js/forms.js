@@ -1,10 +1,10 @@
 // The browser words its own complaint about a box left empty in the browser's language,
 // not the page's: a Chinese page in an English browser said "Please fill out this field."
 // Here the complaint is the page's, in the page's language (the words are translated on
-// the <html> element's data attributes). The browser still decides what is invalid.
+// the <body> element's data attributes). The browser still decides what is invalid.
 (function () {
   "use strict";
-  const words = document.documentElement.dataset;
+  const words = document.body.dataset;
 
   function complaint(field) {
     const validity = field.validity;

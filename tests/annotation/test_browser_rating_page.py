@@ -112,7 +112,8 @@ def test_an_unrated_row_is_complained_about_in_the_pages_language(live_server, n
     assert first.evaluate("r => r.validationMessage") == "请选择其中一项。"
     # Choosing another button of the same row puts the whole row right.
     name = first.get_attribute("name")
-    form.locator(f"input[type=radio][name='{name}']").last.check()
+    # (the button's label is what a person clicks; the input itself is drawn by it)
+    form.locator(f"label:has(> input[type=radio][name='{name}'])").last.click()
     assert first.evaluate("r => r.validity.valid") is True
     assert problems(page) == []
 
