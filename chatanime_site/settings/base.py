@@ -350,9 +350,7 @@ ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_VERIFICATION = env("ACCOUNT_EMAIL_VERIFICATION", default="optional")
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
-# Emails name the platform, not the host they were asked from (there is no sites framework,
-# so allauth would say "Hello from 127.0.0.1:8000!"): templates/account/email/base_message.txt.
-ACCOUNT_EMAIL_SUBJECT_PREFIX = "[ChatAnime] "
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[ChatAnime] "  # not the host (also account/email/base_message)
 ACCOUNT_USER_DISPLAY = "common.roles.shown_name"
 # Also the admin's log-in: /admin/login/ sends staff to this form (chatanime_site/urls.py).
 ACCOUNT_RATE_LIMITS = {"login_failed": "5/5m/ip,5/5m/key"}
