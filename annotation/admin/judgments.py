@@ -72,12 +72,11 @@ class JudgmentAdmin(admin.ModelAdmin):
         """Ask for the reason on an intermediate page, then record one decision each."""
         reason = request.POST.get("reason", "").strip()
         if "apply" in request.POST and reason:
-            n = 0
             for judgment in queryset:
                 services.judgment_exclude(
                     judgment=judgment, decided_by=request.user, reason=reason, excluded=excluded
                 )
-                n += 1
+            n = len(queryset)  # the judgments just decided, read once above
             self.message_user(
                 request,
                 ngettext("%(n)d judgment updated.", "%(n)d judgments updated.", n) % {"n": n},

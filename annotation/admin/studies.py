@@ -34,13 +34,13 @@ class StudyAdminForm(forms.ModelForm):
     class Meta:
         model = Study
         # The admin chooses the fields it shows (its fieldsets); the form only refines some.
+        # Compared sources, characters and status are named by the model's fields (the
+        # admin's two-list pickers read the field's name, not the form's label).
         fields = "__all__"  # noqa: DJ007
         labels = {
             "slug": _("Slug (the study's address)"),
             "name": _("Name"),
             "reference_source": _("Reference source"),
-            "compared_sources": _("Compared sources"),
-            "characters": _("Characters"),
             "scenarios": _("Scenarios (none: all)"),
             "overlap": _("Annotators per item"),
             "design": _("Pairing design"),

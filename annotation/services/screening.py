@@ -40,11 +40,15 @@ def consent_give(*, user, language: str = "") -> AnnotatorProfile:
     """Record consent, once, and the language the annotator reads the site in (one of the
     site's languages; anything else is not kept)."""
     profile = profile_get_or_create(user=user)
+    changed = []
     if profile.consented_at is None:
         profile.consented_at = timezone.now()
-    if language in dict(settings.LANGUAGES):
+        changed.append("consented_at")
+    if language in dict(settings.LANGUAGES) and language != profile.language:
         profile.language = language
-    profile.save(update_fields=["consented_at", "language"])
+        changed.append("language")
+    if changed:
+        profile.save(update_fields=changed)
     return profile
 
 
@@ -349,7 +353,7 @@ def _notify_decision(user, decided: list[Qualification]) -> None:
     platform's default where none was kept); the same result is on their screening page."""
     if not user.email:
         return
-    language = AnnotatorProfile.objects.filter(user=user).values_list("language", flat=True).first()
+    language = decided[0].profile.language  # the profile the review already read
     with translation.override(language or settings.LANGUAGE_CODE):
         body = render_to_string(
             "annotation/email/screening_decision.txt",

@@ -28,6 +28,12 @@ COLUMNS = [
 ]
 
 
+def agreement_unit(item, answer):
+    """The key of an agreement unit: one answer within one item (an answer shown in several
+    pairs is several units). The study's agreement and the judges' use the same key."""
+    return np.asarray(item, dtype=np.int64) * 1_000_000_000 + np.asarray(answer, dtype=np.int64)
+
+
 def clean(value):
     """JSON has no NaN: undefined figures become null."""
     if isinstance(value, float | np.floating):

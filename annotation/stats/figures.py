@@ -11,7 +11,7 @@ from .agreement import (
     patterns,
     within_one,
 )
-from .arrays import VALUES, cells_of, clean, index_of, subset
+from .arrays import VALUES, agreement_unit, cells_of, clean, index_of, subset
 from .clustered import alpha_two_way
 from .icc import icc_two_way
 from .intervals import two_way_cluster_means
@@ -23,7 +23,7 @@ def agreement_tables(data, metric_by_id) -> tuple[dict, dict]:
     """A units x values count table per metric over the whole study, and each unit's
     character, round and cell. The unit is one answer within one item (for diversity,
     the item); a unit's row is all zeros for a metric it has no ratings on."""
-    unit_ids, unit = index_of(data["item"] * 1_000_000_000 + data["answer"])
+    unit_ids, unit = index_of(agreement_unit(data["item"], data["answer"]))
     unit_scope: dict = {}
     for column in ("character", "round"):
         unit_scope[column] = np.zeros(len(unit_ids), dtype=np.int64)

@@ -5,21 +5,17 @@ humans' mean score of it."""
 
 import numpy as np
 
-from annotation.stats.arrays import VALUES, clean
+from annotation.stats.arrays import VALUES, agreement_unit, clean
 from annotation.stats.clustered import alpha_two_way
 from annotation.stats.rules import Rules
 
 from .inputs import JudgeInputs, Scores
 from .intervals import NOT_ENOUGH, cell_bootstrap, percentile_interval, weighted_pearson
 
-# A unit of agreement is one answer within one pair (item), as in the study's own
-# agreement (`annotation.stats.figures.agreement_tables`): an answer shown in several pairs
-# is several units. Keyed as there, by item * UNIT + answer.
-UNIT = 1_000_000_000
-
 
 def _unit_keys(scores: Scores) -> np.ndarray:
-    return scores.item * UNIT + scores.answer
+    """A unit of agreement is one answer within one pair, as in the study's own agreement."""
+    return agreement_unit(scores.item, scores.answer)
 
 
 def _judge_rating_per_unit(judge: Scores) -> dict[int, tuple[int, int]]:
