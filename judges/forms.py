@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Study
 from collection.models import ModelEndpoint
-from dialogues.models import Source
+from dialogues.models import Source, SourceKind
 
 from .models import PromptLanguage
 
@@ -39,8 +39,10 @@ class JudgeRunStartForm(forms.Form):
         },
     )
     both_orders = forms.BooleanField(required=False)
+    # Self-preference is a model's bias towards answers its own family wrote: only an LLM
+    # source can be that family.
     self_source = forms.ModelChoiceField(
-        Source.objects.all(),
+        Source.objects.filter(kind=SourceKind.LLM),
         required=False,
-        error_messages={"invalid_choice": _("Choose a known source, or none.")},
+        error_messages={"invalid_choice": _("Choose one of the LLM sources, or none.")},
     )

@@ -17,7 +17,7 @@ from collection.models import ModelEndpoint
 from common.forms import REFUSED, attempt, submit
 from common.roles import admin_required
 from common.typing import AuthenticatedRequest
-from dialogues.models import Source
+from dialogues.models import Source, SourceKind
 
 from . import selectors, services
 from .forms import JudgeRunStartForm
@@ -29,7 +29,7 @@ def _page_context(posted: QueryDict | None = None, error: str | None = None) -> 
         "runs": selectors.runs_overview(),
         "studies": Study.objects.order_by("name"),
         "endpoints": ModelEndpoint.objects.order_by("name"),
-        "sources": Source.objects.order_by("slug"),
+        "sources": Source.objects.filter(kind=SourceKind.LLM).order_by("slug"),
         "form": posted or {"language": "zh"},
         # Apart: in a template, `form.items` of a plain dict is the dict's own method.
         "items_value": posted.get("items", "") if posted else "",

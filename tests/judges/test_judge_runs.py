@@ -179,6 +179,7 @@ def test_a_bad_key_stops_the_run_and_keeps_what_was_judged(study, judge_key, jud
         (["--timeout", "0"], "--timeout must be more than 0"),
         (["--language", "fr"], "language 'fr' is not zh or en"),
         (["--self-source", "nobody"], "there is no source 'nobody'"),
+        (["--self-source", "human"], "'human' is written by human fans, not by a model family"),
     ],
 )
 def test_bad_input_gets_a_clear_error_and_creates_nothing(

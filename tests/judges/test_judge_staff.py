@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from annotation.models import Judgment
 from collection.models import ModelEndpoint
+from dialogues.models import Source
 from judges.models import JudgeCall, JudgeRun, JudgeRunStatus
 from tests.builders import UserFactory, make_study, researcher_named, study_manager_named
 
@@ -109,11 +110,14 @@ def test_an_admin_starts_a_judge_run_and_the_workers_judge_every_pair(client, wo
         ({"study": "999999"}, "Choose a study."),
         ({"endpoint": ""}, "Choose the judge&#x27;s endpoint."),
         ({"language": "fr"}, "Choose the rubric&#x27;s language: zh or en."),
-        ({"self_source": "999999"}, "Choose a known source, or none."),
+        ({"self_source": "999999"}, "Choose one of the LLM sources, or none."),
+        ({"self_source": "human"}, "Choose one of the LLM sources, or none."),
     ],
 )
 def test_a_bad_start_is_refused_and_changes_nothing(client, world, overrides, message):
     client.force_login(world["admin"])
+    if overrides.get("self_source") == "human":
+        overrides = {"self_source": Source.objects.get(slug="human").pk}
     response = start(client, world, **overrides)
     assert response.status_code == 422
     assert message in response.content.decode()

@@ -7,7 +7,7 @@ from django.db import transaction
 
 from annotation.models import Study
 from collection.models import ModelEndpoint
-from dialogues.models import Source
+from dialogues.models import Source, SourceKind
 from judges import services
 from judges.models import JudgeRunStatus
 from judges.runner import run_to_end
@@ -113,6 +113,11 @@ class Command(BaseCommand):
             if self_source is None:
                 raise services.JudgeError(
                     "no_source", f"there is no source {options['self_source']!r}"
+                )
+            if self_source.kind != SourceKind.LLM:
+                raise services.JudgeError(
+                    "not_llm_source",
+                    f"{self_source.slug!r} is written by human fans, not by a model family",
                 )
         settings = {
             "source_slug": "",
