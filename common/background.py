@@ -1,11 +1,14 @@
-"""Debounced tasks for the embedded default (no broker, tasks in-process): today the
-results refresh, the only task sent with a debounce (see common.enqueue).
+"""Tasks of the embedded default (no broker, tasks in-process) that must not run inside
+the request that asks for them (see common.enqueue).
 
-Without Redis, Celery runs a task inside the call that enqueues it, so each submission
-would wait for a whole-study recompute (seconds on a real study) and hold the SQLite
-write lock meanwhile. Instead, the studies to refresh are collected here and one
-thread per process recomputes them a moment later: a burst of submissions costs one
-recompute, and no annotator waits for it. With a broker this module is not used.
+Without Redis, Celery runs a task inside the call that enqueues it. Each submission would
+then wait for a whole-study recompute (seconds on a real study) and hold the SQLite write
+lock meanwhile; the studies to refresh are collected here instead, and one thread per
+process recomputes them a moment later: a burst of submissions costs one recompute, and
+no annotator waits for it. Long work (a collection or judge run's model calls, a writer's
+simulated follow-up, an export file) goes to a second thread, in the order asked, so that
+the staff member who started a run of a thousand calls gets the page back at once and
+watches its progress there, as with a worker. With a broker this module is not used.
 """
 
 import logging
@@ -23,7 +26,10 @@ class Refresher:
     `interval_seconds` after the previous recompute: on one machine a recompute competes
     with the annotators' requests for the same cores."""
 
-    def __init__(self, *, delay_seconds: float, interval_seconds: float = 0):
+    def __init__(
+        self, *, delay_seconds: float, interval_seconds: float = 0, name: str = "results-refresh"
+    ):
+        self.name = name
         self.delay_seconds = delay_seconds
         self.interval_seconds = interval_seconds
         self._last_run = float("-inf")
@@ -36,9 +42,7 @@ class Refresher:
         with self._lock:
             self._pending.add((task_name, *args))
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._run, name="results-refresh", daemon=True
-                )
+                self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
                 self._thread.start()
             self._lock.notify()
 
@@ -67,7 +71,8 @@ class Refresher:
                     try:
                         current_app.tasks[task_name].run(*args)
                     except Exception:
-                        # Results stay stale until the next refresh; ratings are safe.
+                        # Results stay stale until the next refresh, a run stays
+                        # resumable from its page; what was saved stays saved.
                         logger.exception("in-process %s%r", task_name, tuple(args))
             finally:
                 connections.close_all()
@@ -93,3 +98,16 @@ def refresher(*, delay_seconds: float) -> Refresher:
                 interval_seconds=settings.CHATANIME_IN_PROCESS_REFRESH_INTERVAL,
             )
         return _refresher
+
+
+_long_work: Refresher | None = None
+
+
+def long_work() -> Refresher:
+    """The process's one thread for long work: no delay, one task after another (a task
+    asked for again while it waits runs once; every such task is idempotent)."""
+    global _long_work
+    with _refresher_lock:
+        if _long_work is None:
+            _long_work = Refresher(delay_seconds=0, name="long-work")
+        return _long_work

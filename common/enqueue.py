@@ -75,7 +75,13 @@ def _mark(debounce_seconds: float) -> tuple[float, float]:
     return (time.time(), debounce_seconds)
 
 
-def send(task_name: str, *args, debounce_seconds: float = 0, queue: str | None = None) -> bool:
+def send(
+    task_name: str,
+    *args,
+    debounce_seconds: float = 0,
+    queue: str | None = None,
+    long_running: bool = False,
+) -> bool:
     """Send the task now; True when it is queued (or already queued), False when the
     broker cannot be reached.
 
@@ -84,12 +90,17 @@ def send(task_name: str, *args, debounce_seconds: float = 0, queue: str | None =
     queued (a cache key marks it: a cache that is down answers "not queued", so the
     worst case is a refresh too many, never one too few)."""
     in_process = settings.CELERY_TASK_ALWAYS_EAGER
-    if debounce_seconds and in_process and settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND:
+    if debounce_seconds and in_process and settings.CHATANIME_TASKS_IN_BACKGROUND:
         # No broker: an eager task would run inside the request that asked for it (a
         # whole-study recompute inside an annotator's submission), so a thread runs it.
         from .background import refresher
 
         refresher(delay_seconds=debounce_seconds).request(task_name, *args)
+        return True
+    if long_running and in_process and settings.CHATANIME_TASKS_IN_BACKGROUND:
+        from .background import long_work
+
+        long_work().request(task_name, *args)
         return True
     if debounce_seconds:
         if queued_here(task_name, *args):
@@ -116,12 +127,14 @@ def on_commit(
     *args,
     debounce_seconds: float = 0,
     if_unreachable: Callable[[], object] | None = None,
+    long_running: bool = False,
 ) -> None:
     """Send the task once the current transaction commits (at once outside one): a worker
     never looks for a row that is not committed yet, and nothing is sent on rollback."""
 
     def enqueue():
-        if not send(task_name, *args, debounce_seconds=debounce_seconds) and if_unreachable:
+        sent = send(task_name, *args, debounce_seconds=debounce_seconds, long_running=long_running)
+        if not sent and if_unreachable:
             if_unreachable()
 
     transaction.on_commit(enqueue, robust=True)

@@ -59,7 +59,9 @@ def export_job_request(*, study, user, kind: str, include_excluded=False, bom=Fa
                 finished_at=timezone.now(),
             )
 
-        enqueue.on_commit(EXPORT_JOB_RUN_TASK, job.pk, if_unreachable=unreachable)
+        enqueue.on_commit(
+            EXPORT_JOB_RUN_TASK, job.pk, if_unreachable=unreachable, long_running=True
+        )
     return job
 
 

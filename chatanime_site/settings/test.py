@@ -15,9 +15,9 @@ STORAGES = {
 # Unit tests run tasks in-process; integration tests start a real worker and switch
 # eagerness off themselves.
 CELERY_TASK_ALWAYS_EAGER = True
-# Refreshes run inline, so a test sees the results of its submissions at once; the
-# background refresher of `make run` has its own tests.
-CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+# Refreshes and runs go inline, so a test sees what its request caused at once; the
+# background threads of `make run` have their own tests.
+CHATANIME_TASKS_IN_BACKGROUND = False
 # Static files come straight from the app and project folders; no collectstatic step.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True

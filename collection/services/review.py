@@ -111,4 +111,10 @@ def generated_answer_regenerate(*, generated: GeneratedAnswer, by) -> None:
             run.finished_at = None
             run.save(update_fields=["status", "finished_at"])
         # With the broker down, the run is running again and `runs_stalled_resume` sends it.
-        enqueue.on_commit(CELL_COLLECT_TASK, run.pk, generated.character_id, generated.scenario_id)
+        enqueue.on_commit(
+            CELL_COLLECT_TASK,
+            run.pk,
+            generated.character_id,
+            generated.scenario_id,
+            long_running=True,
+        )

@@ -132,7 +132,7 @@ STALLED_AFTER = timedelta(minutes=10)
 def run_enqueue(*, run: CollectionRun) -> None:
     """Hand the run's missing cells to the workers once the transaction commits; with the
     broker down, `runs_stalled_resume` sends them later."""
-    enqueue.on_commit(RUN_ENQUEUE_TASK, run.pk)
+    enqueue.on_commit(RUN_ENQUEUE_TASK, run.pk, long_running=True)
 
 
 def runs_stalled_resume() -> list[int]:

@@ -98,7 +98,7 @@ CALL_TASK = "judges.tasks.judge_call"
 
 def run_enqueue(*, run: JudgeRun) -> None:
     """Hand the run's missing calls to the workers once the transaction commits."""
-    enqueue.on_commit(RUN_ENQUEUE_TASK, run.pk)
+    enqueue.on_commit(RUN_ENQUEUE_TASK, run.pk, long_running=True)
 
 
 _CONTROLS = RunControls(

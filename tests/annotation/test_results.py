@@ -361,7 +361,7 @@ def test_without_a_broker_the_refresh_runs_beside_the_request_not_in_it(
     from common import background
     from tests.builders import lease_pair
 
-    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = True
+    settings.CHATANIME_TASKS_IN_BACKGROUND = True
     refresher = background.Refresher(delay_seconds=0)
     monkeypatch.setattr(background, "_refresher", refresher)
     recomputed_on = []

@@ -81,6 +81,41 @@ def test_with_an_endpoint_the_start_form_is_shown(client, world):
     assert 'data-testid="start-judge-run"' in page and 'data-testid="no-endpoints"' not in page
 
 
+def test_without_a_broker_the_run_goes_on_beside_the_page_not_inside_it(
+    client, world, settings, monkeypatch
+):
+    """`make run` (no Redis, tasks in-process): starting a run gives the page back at once
+    and a background thread calls the judge, as a worker would."""
+    import threading
+
+    from common import background
+
+    settings.CHATANIME_TASKS_IN_BACKGROUND = True
+    monkeypatch.setattr(background, "_long_work", None)
+    answer = threading.Event()
+
+    def held(request):
+        # The judge answers only once the test has seen the page come back (or after 5 s:
+        # a run inside the request then finishes before the page, and the test fails).
+        answer.wait(timeout=5)
+        return None
+
+    monkeypatch.setattr(world["server"], "refusal", held)
+    client.force_login(world["admin"])
+
+    response = start(client, world, items="2", both_orders="")
+
+    assert response.status_code == 302
+    run = JudgeRun.objects.get()
+    assert run.status == JudgeRunStatus.RUNNING
+    assert not JudgeCall.objects.filter(status="ok").exists()
+    answer.set()
+    background.long_work().wait_idle()
+    run.refresh_from_db()
+    assert run.status == JudgeRunStatus.FINISHED
+    assert JudgeCall.objects.filter(status="ok").count() == 2
+
+
 def test_an_admin_starts_a_judge_run_and_the_workers_judge_every_pair(client, world):
     client.force_login(world["admin"])
 

@@ -60,7 +60,7 @@ def test_the_tasks_the_services_send_by_name_exist():
 
 
 def test_a_burst_of_debounced_requests_sends_one_task_that_waits_for_the_burst(sent, settings):
-    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    settings.CHATANIME_TASKS_IN_BACKGROUND = False
 
     for _ in range(5):
         assert enqueue.send(TASK, 7, debounce_seconds=RESULTS_REFRESH_DEBOUNCE_SECONDS)
@@ -125,7 +125,9 @@ def asked(monkeypatch) -> list:
     """The delay of each results refresh asked for, in order; none is sent."""
     delays: list = []
     monkeypatch.setattr(
-        enqueue, "send", lambda name, *args, debounce_seconds=0: delays.append(debounce_seconds)
+        enqueue,
+        "send",
+        lambda name, *args, debounce_seconds=0, **options: delays.append(debounce_seconds),
     )
     return delays
 
@@ -215,7 +217,7 @@ class CacheAsked:
 def test_requests_soon_after_a_task_this_process_queued_do_not_ask_the_cache(
     sent, settings, monkeypatch
 ):
-    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    settings.CHATANIME_TASKS_IN_BACKGROUND = False
     asked = CacheAsked(monkeypatch)
     clock = [1000.0]
     monkeypatch.setattr(enqueue.time, "monotonic", lambda: clock[0])
@@ -235,7 +237,7 @@ def test_requests_soon_after_a_task_this_process_queued_do_not_ask_the_cache(
 def test_a_task_another_process_queued_is_asked_about_every_time(sent, settings, monkeypatch):
     """`send` alone does not read when the other's task starts, so it cannot skip the
     cache on its account (`study_results_refresh_later` reads the mark first)."""
-    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    settings.CHATANIME_TASKS_IN_BACKGROUND = False
     asked = CacheAsked(monkeypatch, already_queued=True)
 
     for _ in range(3):
@@ -245,7 +247,7 @@ def test_a_task_another_process_queued_is_asked_about_every_time(sent, settings,
 
 
 def test_a_task_the_broker_refused_is_not_remembered_as_queued(broker_down, settings):
-    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    settings.CHATANIME_TASKS_IN_BACKGROUND = False
 
     assert enqueue.send(TASK, 7, debounce_seconds=2) is False
     assert not enqueue.queued_here(TASK, 7)
@@ -257,7 +259,7 @@ def test_a_results_refresh_already_queued_here_reads_nothing_from_the_cache(
 ):
     from annotation.services import refreshes
 
-    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    settings.CHATANIME_TASKS_IN_BACKGROUND = False
     sends = []
     monkeypatch.setattr(
         current_app.tasks[RESULTS_REFRESH_TASK],
@@ -276,7 +278,7 @@ def test_a_results_refresh_already_queued_here_reads_nothing_from_the_cache(
 
 
 def test_a_mark_says_when_its_task_was_queued_and_when_it_starts(sent, settings, monkeypatch):
-    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    settings.CHATANIME_TASKS_IN_BACKGROUND = False
     monkeypatch.setattr(enqueue.time, "time", lambda: 5000.0)
 
     enqueue.send(TASK, 7, debounce_seconds=3)
@@ -317,7 +319,7 @@ def test_a_results_refresh_another_process_queued_is_read_once_then_known(
     the recompute's duration in one round trip, and stop asking."""
     from annotation.services import refreshes
 
-    settings.CHATANIME_RESULTS_REFRESH_IN_BACKGROUND = False
+    settings.CHATANIME_TASKS_IN_BACKGROUND = False
     cache.clear()
     # Another process queued the refresh a moment ago.
     cache.add(
@@ -340,3 +342,36 @@ def test_a_results_refresh_another_process_queued_is_read_once_then_known(
             refreshes.study_results_refresh_later(study_id=study.pk)
 
     assert sends == [] and len(reads) == 1
+
+
+def test_long_work_without_a_broker_runs_on_a_thread_of_its_own(settings, monkeypatch):
+    """A collection or judge run, a follow-up or an export file: minutes of work that
+    the request asking for it must not wait for when tasks run in-process."""
+    import threading
+
+    from common import background
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.CHATANIME_TASKS_IN_BACKGROUND = True
+    monkeypatch.setattr(background, "_long_work", None)
+    ran_on = []
+    monkeypatch.setattr(
+        current_app.tasks[TASK], "run", lambda *args: ran_on.append(threading.current_thread())
+    )
+
+    assert enqueue.send(TASK, long_running=True)
+    background.long_work().wait_idle()
+    assert len(ran_on) == 1 and ran_on[0] is not threading.current_thread()
+
+    settings.CHATANIME_TASKS_IN_BACKGROUND = False
+    assert enqueue.send(TASK, long_running=True)
+    assert ran_on[1:] == [threading.current_thread()]
+
+
+def test_long_work_with_a_broker_is_sent_to_it(sent, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CHATANIME_TASKS_IN_BACKGROUND = True
+
+    assert enqueue.send(TASK, 7, long_running=True)
+
+    assert sent == [((7,), None)]

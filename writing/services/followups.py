@@ -71,7 +71,7 @@ def followup_retry(*, user, token: str) -> WritingTask:
         raise WritingError("no_failure", _("The follow-up is not stuck."))
     task.followup_error = ""
     task.save(update_fields=["followup_error"])
-    enqueue.on_commit(FOLLOWUP_SIMULATE_TASK, task.pk)
+    enqueue.on_commit(FOLLOWUP_SIMULATE_TASK, task.pk, long_running=True)
     return task
 
 

@@ -153,7 +153,7 @@ def round_1_submit(*, user, token: str, text: str, pastes: int = 0) -> WritingTa
     task.save()
     if task.run.followup_mode == FollowupMode.SIMULATOR:
         # With the broker down, `followups_waiting_resume` sends it later.
-        enqueue.on_commit(FOLLOWUP_SIMULATE_TASK, task.pk)
+        enqueue.on_commit(FOLLOWUP_SIMULATE_TASK, task.pk, long_running=True)
     return task
 
 
