@@ -388,3 +388,20 @@ def test_snapshot_and_output_file_do_not_mix(filled, tmp_path):
         export("--snapshot", str(tmp_path / "s"), "-o", str(tmp_path / "x.csv"))
 
     assert list(tmp_path.iterdir()) == []
+
+
+class ClosedEarly(io.StringIO):
+    """A reader that stops after the first rows, as `export_ratings | head` does."""
+
+    def write(self, text):
+        if self.tell() > 0:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+
+def test_a_reader_that_stops_early_ends_the_export_without_an_error(filled):
+    out = ClosedEarly()
+
+    call_command("export_ratings", "--study", filled.slug, stdout=out)
+
+    assert out.getvalue().startswith("study,")

@@ -1,3 +1,6 @@
+import os
+import sys
+
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation import exports
@@ -81,8 +84,16 @@ class Command(BaseCommand):
             )
         except exports.ExportError as error:
             raise CommandError(str(error)) from error
-        for data, _count in chunks:
-            self.stdout.write(data.decode(), ending="")
+        try:
+            for data, _count in chunks:
+                self.stdout.write(data.decode(), ending="")
+            self.stdout.flush()
+        except BrokenPipeError:
+            # The reader stopped early (`export_ratings | head`), which is no error. The
+            # rows still buffered for standard output would raise again when Python
+            # flushes it on exit: it goes to /dev/null instead (Python's own advice).
+            if options.get("stdout") is None:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
     def _snapshot(self, directory, study, include_excluded, bom):
         try:
