@@ -85,7 +85,10 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except services.PanelError as refusal:
         return _refused(request, refusal.message, STATUS_OF.get(refusal.code, 400))
-    login(request, participant.user, backend=_model_backend())
+    # Signing in again would give this browser a new form token, and the pages of the
+    # participant's other tabs would then be refused when they post their rating.
+    if request.user.pk != participant.user_id:
+        login(request, participant.user, backend=_model_backend())
     return redirect("panel-start", slug=slug)
 
 

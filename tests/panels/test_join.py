@@ -6,6 +6,7 @@ from urllib.parse import urlencode
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 from django.urls import reverse
 
 from annotation.models import AnnotatorProfile, Study, StudyStatus
@@ -296,3 +297,19 @@ def test_an_id_created_by_another_request_between_read_and_write_is_that_person(
     assert again == first
     assert counts() == before
     assert len(reads) == 3
+
+
+def test_the_link_opened_again_in_another_tab_leaves_the_first_tabs_form_working(panel):
+    browser = Client(enforce_csrf_checks=True)
+    browser.get(prolific_link(panel))
+    start = reverse("panel-start", args=[panel.study.slug])
+    first_tab = browser.get(start)
+    token = first_tab.context["csrf_token"]
+
+    browser.get(prolific_link(panel))
+    posted = browser.post(
+        start, {"csrfmiddlewaretoken": str(token), "step": "consent", "agree": "yes"}
+    )
+
+    assert posted.status_code == 302
+    assert AnnotatorProfile.objects.get(user=Participant.objects.get().user).consented_at
