@@ -44,9 +44,17 @@ def _model_backend() -> str:
     )
 
 
-def _refused(request: HttpRequest, message: str, status: int) -> HttpResponse:
-    # 409 and 410: the link was right, but the study cannot take anyone now.
-    context = {"message": message, "cannot_take": status in (409, 410)}
+def _refused(
+    request: HttpRequest, message: str, status: int, panel: PanelStudy | None = None
+) -> HttpResponse:
+    # 409 and 410: the link was right, but the study cannot take anyone now. 403: the
+    # participant's session is gone, not their work.
+    context = {
+        "message": message,
+        "cannot_take": status in (409, 410),
+        "signed_out": status == 403,
+        "prolific": panel is None or panel.provider == Provider.PROLIFIC,
+    }
     return render(request, "panels/refused.html", context, status=status)
 
 
@@ -84,7 +92,7 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
             prolific_study_id=parameters.get("STUDY_ID", "") if prolific else "",
         )
     except services.PanelError as refusal:
-        return _refused(request, refusal.message, STATUS_OF.get(refusal.code, 400))
+        return _refused(request, refusal.message, STATUS_OF.get(refusal.code, 400), panel)
     # Signing in again would give this browser a new form token, and the pages of the
     # participant's other tabs would then be refused when they post their rating.
     if request.user.pk != participant.user_id:

@@ -318,6 +318,9 @@ def test_a_participant_without_their_session_is_sent_back_to_the_panels_link(cli
         assert response.status_code == 403, name
         assert b"from the link on the panel" in response.content, name
         assert b"password" not in response.content.lower(), name
+        # Their ratings are saved: only this browser lost them.
+        assert b"Nothing was recorded" not in response.content, name
+        assert b"What you have already rated is kept" in response.content, name
 
 
 def test_a_participant_is_offered_neither_writing_nor_logging_out(client, panel, luffy):

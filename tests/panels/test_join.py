@@ -242,6 +242,27 @@ def test_a_full_study_turns_newcomers_away_and_creates_nothing(client, panel):
     assert reverse("account_login") not in page and reverse("account_signup") not in page
 
 
+def test_a_paused_study_on_another_panel_names_no_prolific_button(client, study, settings):
+    settings.LANGUAGE_CODE = "zh-hans"
+    services.panel_configure(
+        study=study,
+        actor=None,
+        provider="generic",
+        id_parameter="uid",
+        completion_url_template="https://panel.example/back?c={code}",
+        completion_code="DONE",
+        screen_out_code="OUT",
+        items_per_participant=5,
+        is_open=False,
+    )
+
+    page = client.get(join_url(study.slug, uid="wjx-778899")).content.decode()
+
+    assert 'data-testid="return-advice"' in page
+    assert "Prolific" not in page and "Return submission" not in page
+    assert "告知平台你未能参加" in page
+
+
 def test_a_place_given_back_by_a_return_or_time_out_takes_a_newcomer(client, panel):
     services.panel_configure(study=panel.study, actor=None, places=2)
     Participant.objects.filter(pk=panel_participant(panel, pid="gave-up").pk).update(
