@@ -75,6 +75,17 @@ def test_prolific_gets_the_join_link_with_prolifics_placeholders(study, settings
     assert "paused" in out
 
 
+def test_a_paused_study_says_its_link_turns_everyone_away_until_opened(study):
+    paused = run(study.slug, *PROLIFIC)
+    opened = run(study.slug, "--open")
+
+    assert (
+        f"turns everyone away, test ids included, until manage.py study_panel {study.slug} --open"
+        in paused
+    )
+    assert "turns everyone away" not in opened
+
+
 def test_a_generic_panel_gets_the_join_link_with_its_id_parameter(study, settings):
     settings.SITE_URL = "https://rate.example.org"
 

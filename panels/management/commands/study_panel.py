@@ -129,3 +129,9 @@ class Command(BaseCommand):
         self.stdout.write(f"Join link: {join_link(panel)}")
         if panel.provider == Provider.GENERIC:
             self.stdout.write("Append the panel's placeholder for the participant id.")
+        if not panel.is_open:
+            # Test ids too: whoever tries the link now is turned away.
+            self.stdout.write(
+                f"The link turns everyone away, test ids included, until "
+                f"manage.py study_panel {target.slug} --open"
+            )
