@@ -11,6 +11,7 @@ from django.contrib.auth.models import Permission
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from panels import services
 from panels.models import PanelStudy, Participant, ParticipantState
 from tests.builders import (
     UserFactory,
@@ -207,6 +208,15 @@ def test_the_study_dashboard_leads_to_its_panel(client, panel):
 
     assert 'data-testid="panel-section"' in page
     assert reverse("staff-panel", args=[panel.study.slug]) in page
+
+
+def test_the_number_of_places_reads_in_the_singular_too(client, panel):
+    client.force_login(study_manager_named("manager@example.com"))
+    services.panel_configure(study=panel.study, actor=None, places=1)
+
+    html = dashboard(client, panel).content.decode()
+
+    assert "1 place ·" in html and "1 places" not in html
 
 
 def test_the_dashboard_reads_in_chinese(client, panel, crowd, settings):
