@@ -46,6 +46,9 @@ class PanelStudy(models.Model):
         _("time limit in minutes"), default=60, validators=[MinValueValidator(1)]
     )
     places = models.PositiveIntegerField(_("places (0 for no limit)"), default=0)
+    # A skip closes the items showing its answers, and a participant left with no item is
+    # paid a screen-out: beyond a few, skips would be a way to be paid without rating.
+    skips_per_participant = models.PositiveIntegerField(_("skips per participant"), default=3)
     quiz = models.BooleanField(
         _("character quiz"),
         default=False,

@@ -207,6 +207,7 @@ def start(request: AuthenticatedRequest, slug: str) -> HttpResponse:
             if participant.state != ParticipantState.STARTED:
                 return redirect("panel-done", slug=slug)
             context["rated_characters"] = selectors.rated_characters(participant)
+        context["skips_allowed"] = selectors.skips_allowed(participant)
         return render(request, "panels/start.html", {**context, "step": "ready"})
     step, form, change = current
     context.update(step=step, form=form, chosen=request.POST.getlist("characters"))

@@ -119,6 +119,15 @@ class StudyMembership(models.Model):
             "approved for); none chosen means all of them."
         ),
     )
+    # Panel participants are paid a screen-out when no item is left for them, and every
+    # skip closes the items that show its answers: a limit keeps skipping from being a
+    # way to that pay.
+    skips_allowed = models.PositiveIntegerField(
+        _("skips allowed"),
+        null=True,
+        blank=True,
+        help_text=_("Most items this annotator may skip in the study; empty for no limit."),
+    )
     added_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -148,16 +148,18 @@ def _study_characters(study: Study, characters) -> list[int]:
 
 
 @transaction.atomic
-def membership_add(*, study: Study, annotator, actor, cap=None, characters=None) -> StudyMembership:
-    """Assign an annotator to a study, optionally for some of its characters only. The
-    first member makes the study members-only."""
+def membership_add(
+    *, study: Study, annotator, actor, cap=None, characters=None, skips_allowed=None
+) -> StudyMembership:
+    """Assign an annotator to a study, optionally for some of its characters only and with
+    a limit on skips. The first member makes the study members-only."""
     cap = _parse_cap(cap)
     character_ids = _study_characters(study, characters)
     profile = AnnotatorProfile.objects.filter(user=annotator).first()
     if profile is None:
         raise AnnotationError("not_annotator", _("This account is not an annotator."))
     membership, created = StudyMembership.objects.get_or_create(
-        study=study, annotator=annotator, defaults={"cap": cap}
+        study=study, annotator=annotator, defaults={"cap": cap, "skips_allowed": skips_allowed}
     )
     if not created:
         raise AnnotationError("already_member", _("This annotator is already in the study."))
@@ -169,7 +171,12 @@ def membership_add(*, study: Study, annotator, actor, cap=None, characters=None)
         target_label=f"{profile.pseudonym} / {study.slug}",
         study=study,
         before={},
-        after={"annotator": profile.pseudonym, "cap": cap, "characters": character_ids},
+        after={
+            "annotator": profile.pseudonym,
+            "cap": cap,
+            "characters": character_ids,
+            **({"skips_allowed": skips_allowed} if skips_allowed is not None else {}),
+        },
     )
     return membership
 

@@ -23,6 +23,7 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from common.text import plain_text
 
@@ -33,6 +34,7 @@ from ..models import (
     AssignmentState,
     ItemKind,
     Study,
+    StudyMembership,
     StudyStatus,
 )
 from ..pairing import (
@@ -285,12 +287,36 @@ def assignment_skip(*, user, token: str, reason: str) -> Assignment:
     reason = plain_text(reason, 200)
     if not reason:
         raise AnnotationError("skip_reason", _("Please say why you skip this item."))
+    _skip_allowance_check(user, assignment.item.study_id)
     assignment.state = AssignmentState.SKIPPED
     assignment.skip_reason = reason
     assignment.save(update_fields=["state", "skip_reason"])
     # A skipped lease is no judgment: the worklist's counts would run ahead of the truth.
     worklists.plans_forget(user.pk)
     return assignment
+
+
+def _skip_allowance_check(user, study_id: int) -> None:
+    """Refuse a skip beyond the member's allowance (`StudyMembership.skips_allowed`)."""
+    allowed = (
+        StudyMembership.objects.filter(study_id=study_id, annotator=user)
+        .values_list("skips_allowed", flat=True)
+        .first()
+    )
+    if allowed is None:
+        return
+    skipped = Assignment.objects.filter(
+        annotator=user, item__study_id=study_id, state=AssignmentState.SKIPPED
+    ).count()
+    if skipped >= allowed:
+        message = ngettext(
+            "You may skip %(n)d item in this study and have done so: please rate this one.",
+            "You may skip %(n)d items in this study and have done so: please rate this one.",
+            allowed,
+        ) % {"n": allowed}
+        if allowed == 0:
+            message = _("This study asks you to rate every item: it cannot be skipped.")
+        raise AnnotationError("skips_used", message)
 
 
 def assignment_check_active(*, user, token: str) -> Assignment:

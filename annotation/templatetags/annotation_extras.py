@@ -52,6 +52,8 @@ CHANGE_LABELS = {
     "overlap": gettext_lazy("overlap"),
     "paused_reason": gettext_lazy("reason for pausing"),
     "places": gettext_lazy("places"),
+    "skips_per_participant": gettext_lazy("skips per participant"),
+    "skips_allowed": gettext_lazy("skips allowed"),
     "profile_status": gettext_lazy("annotator status"),
     "prolific_study_id": gettext_lazy("Prolific study id"),
     "provider": gettext_lazy("panel"),

@@ -249,7 +249,7 @@ def skip(request: AuthenticatedRequest, token: str) -> HttpResponse:
             user=request.user, token=token, reason=request.POST.get("reason", "")
         )
     except services.AnnotationError as refusal:
-        if refusal.code == "skip_reason":
+        if refusal.code in ("skip_reason", "skips_used"):  # the item stays theirs to rate
             return _render(request, assignment, error=refusal.message, status=422)
         return _render(request, None, error=refusal.message, status=409)
     # Said, so that the next item is not taken for the same one or for a lost skip.

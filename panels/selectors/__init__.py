@@ -79,6 +79,20 @@ def participant_admitted(participant: Participant) -> bool:
     ).exists()
 
 
+def skips_allowed(participant: Participant) -> int | None:
+    """How many items the participant may skip, as set when they were admitted (a later
+    change of the panel's setting is for newcomers); None for no limit."""
+    from annotation.models import StudyMembership
+
+    return (
+        StudyMembership.objects.filter(
+            study_id=participant.panel_study.study_id, annotator_id=participant.user_id
+        )
+        .values_list("skips_allowed", flat=True)
+        .first()
+    )
+
+
 def participant_consented(participant: Participant) -> bool:
     from annotation.models import AnnotatorProfile
 

@@ -68,6 +68,7 @@ def participant_admit(*, participant: Participant, characters) -> Participant:
             annotator=locked.user,
             actor=None,
             cap=panel.items_per_participant,
+            skips_allowed=panel.skips_per_participant,
             characters=characters,
         )
     except annotation.AnnotationError as refusal:

@@ -24,6 +24,7 @@ SETTINGS = (
     "items_per_participant",
     "minutes",
     "places",
+    "skips_per_participant",
     "quiz",
     "is_open",
     "reward_minor_units",
@@ -36,6 +37,7 @@ DEFAULTS = {
     "failed_checks_code": "",
     "minutes": 60,
     "places": 0,
+    "skips_per_participant": 3,
     "quiz": False,
     "is_open": False,
     "reward_minor_units": 0,
@@ -246,6 +248,13 @@ def settings_check(current: dict, changes: dict) -> dict:
             optional=True,
         ),
     }
+    checked["skips_per_participant"] = _whole(
+        merged["skips_per_participant"],
+        "skips_per_participant",
+        _("number of skips per participant"),
+        least=0,
+        most=10_000,
+    )
     checked["check_positions"] = _positions(
         merged["check_positions"], checked["items_per_participant"]
     )

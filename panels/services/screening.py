@@ -158,6 +158,7 @@ def _settle(locked: Participant) -> None:
             annotator=locked.user,
             actor=None,
             cap=panel.items_per_participant,
+            skips_allowed=panel.skips_per_participant,
             characters=passed,
         )
     except annotation.AnnotationError as refusal:

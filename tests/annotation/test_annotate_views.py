@@ -271,6 +271,34 @@ def test_a_skip_needs_a_reason_and_moves_on(client, alice):
     assert lease.state == "skipped" and lease.skip_reason == "distressing"
 
 
+@pytest.mark.parametrize("allowed", [0, 1])
+def test_a_skip_beyond_the_members_allowance_is_refused_and_the_item_stays(
+    client, alice, study, allowed
+):
+    services.membership_add(study=study, annotator=alice, actor=None, skips_allowed=allowed)
+    client.force_login(alice)
+    for _ in range(allowed):
+        lease = services.assignment_next(user=alice)
+        client.post(f"/annotate/{lease.token}/skip/", {"reason": "distressing"})
+    lease = services.assignment_next(user=alice)
+
+    refused = client.post(
+        f"/annotate/{lease.token}/skip/", {"reason": "distressing"}, headers={"HX-Request": "true"}
+    )
+
+    assert refused.status_code == 422
+    page = refused.content.decode()
+    assert (
+        "You may skip 1 item in this study and have done so: please rate this one." in page
+        if allowed
+        else "This study asks you to rate every item: it cannot be skipped." in page
+    )
+    assert f"/annotate/{lease.token}/" in page  # the same item, to rate
+    lease.refresh_from_db()
+    assert lease.state == "active" and lease.skip_reason == ""
+    assert Assignment.objects.filter(annotator=alice, state="skipped").count() == allowed
+
+
 def test_a_skip_without_htmx_says_so_on_the_next_page(client, alice):
     lease = lease_pair(alice)
     client.force_login(alice)

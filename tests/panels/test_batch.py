@@ -355,3 +355,34 @@ def test_choosing_three_characters_costs_as_many_statements_as_choosing_one(clie
     three = statements_to_choose(characters, "5f0000000000000000000003")
 
     assert three == one, (one, three)
+
+
+def test_a_participant_may_skip_as_many_items_as_the_panel_allows_and_no_more(client, panel, luffy):
+    """Each skip closes the items that show its answers, and a participant with no item
+    left is paid a screen-out: unlimited skips would be a way to that pay."""
+    participant = admitted(client, panel, luffy)
+    membership = StudyMembership.objects.get(annotator=participant.user)
+    assert membership.skips_allowed == panel.skips_per_participant == 3
+    assert "at most 3 items in all" in client.get(start_url(panel)).content.decode()
+    for _ in range(3):
+        item_url = client.get(reverse("annotate"))["Location"]
+        assert client.post(item_url + "skip/", {"reason": "unclear"}).status_code == 302
+
+    item_url = client.get(reverse("annotate"))["Location"]
+    refused = client.post(item_url + "skip/", {"reason": "unclear"})
+
+    assert refused.status_code == 422
+    assert "You may skip 3 items in this study and have done so" in refused.content.decode()
+    assert Assignment.objects.filter(annotator=participant.user, state="skipped").count() == 3
+    assert Assignment.objects.get(annotator=participant.user, state="active")
+    participant.refresh_from_db()
+    assert (participant.state, participant.code) == (ParticipantState.STARTED, "")
+
+
+def test_a_panel_that_allows_no_skip_says_so_before_the_first_item(client, study, luffy):
+    panel = make_panel_study(study, items_per_participant=ITEMS, skips_per_participant=0)
+    admitted(client, panel, luffy)
+
+    page = client.get(start_url(panel)).content.decode()
+
+    assert "this study does not let items be skipped" in page

@@ -153,6 +153,7 @@ def admin_data(study, **changes):
         "items_per_participant": 10,
         "minutes": 60,
         "places": 0,
+        "skips_per_participant": 3,
         "check_positions": "3, 8",
         **changes,
     }

@@ -37,6 +37,7 @@ def test_every_option_sets_its_setting(study):
         "--items", "20",
         "--minutes", "45",
         "--places", "300",
+        "--skips", "0",
         "--quiz",
         "--open",
     )  # fmt: skip
@@ -50,6 +51,7 @@ def test_every_option_sets_its_setting(study):
         "FAIL",
     )
     assert (panel.items_per_participant, panel.minutes, panel.places) == (20, 45, 300)
+    assert panel.skips_per_participant == 0
     assert panel.quiz is True and panel.is_open is True
 
 

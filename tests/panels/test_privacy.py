@@ -115,6 +115,7 @@ def test_an_admin_sets_a_studys_panel_through_the_audited_service(client, study)
         "items_per_participant": 10,
         "minutes": 60,
         "places": 0,
+        "skips_per_participant": 3,
     }
 
     refused = client.post(

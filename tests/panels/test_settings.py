@@ -76,6 +76,9 @@ def test_every_setting_the_audit_records_has_a_name_in_the_trail():
         ({"minutes": 0}, "minutes"),
         ({"minutes": 100_000}, "minutes"),
         ({"places": -1}, "places"),
+        ({"skips_per_participant": -1}, "skips_per_participant"),
+        ({"skips_per_participant": "3"}, "skips_per_participant"),
+        ({"skips_per_participant": 10_001}, "skips_per_participant"),
         ({"quiz": "yes"}, "quiz"),
         ({"id_parameter": "uid"}, "id_parameter"),
         ({"completion_url_template": "https://panel.example/back"}, "completion_url_template"),
@@ -150,6 +153,7 @@ def test_the_admin_form_refuses_what_the_service_refuses(study):
             "items_per_participant": 8,
             "minutes": 60,
             "places": 0,
+            "skips_per_participant": 3,
         }
     )
 

@@ -20,6 +20,7 @@ OPTION_OF = {
     "items_per_participant": "--items",
     "minutes": "--minutes",
     "places": "--places",
+    "skips_per_participant": "--skips",
     "quiz": "--quiz",
     "is_open": "--open",
     "reward_minor_units": "--reward",
@@ -27,7 +28,12 @@ OPTION_OF = {
     "prolific_study_id": "--prolific-study-id",
     "check_positions": "--checks",
 }
-NUMBERS = {"items": "items_per_participant", "minutes": "minutes", "places": "places"}
+NUMBERS = {
+    "items": "items_per_participant",
+    "minutes": "minutes",
+    "places": "places",
+    "skips": "skips_per_participant",
+}
 TEXTS = {
     "provider": "provider",
     "id_parameter": "id_parameter",
@@ -64,6 +70,9 @@ class Command(BaseCommand):
         parser.add_argument("--items", help="items per participant")
         parser.add_argument("--minutes", help="time limit per participant (default 60)")
         parser.add_argument("--places", help="most participants at once; 0 for no limit")
+        parser.add_argument(
+            "--skips", help="most items a participant may skip (default 3; 0: none)"
+        )
         parser.add_argument(
             "--reward", help="what the panel pays a participant who completes, e.g. 2.50"
         )
