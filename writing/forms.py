@@ -49,6 +49,11 @@ class AnswerForm(forms.Form):
 
     answer = _typed()
     answer_r1 = _typed()
+    # The round the form was written for: a round-1 form left open in another tab is
+    # never taken for round 2 once the user's follow-up has come.
+    round = forms.TypedChoiceField(
+        choices=[("1", "1"), ("2", "2")], coerce=int, required=False, empty_value=None
+    )
     pastes = forms.IntegerField(required=False, min_value=0)
 
     def clean_pastes(self) -> int:

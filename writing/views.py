@@ -139,11 +139,13 @@ def _task_submit(request: AuthenticatedRequest, writing_task: WritingTask) -> Ht
     token = writing_task.token
 
     def hand_in(data: dict[str, Any]) -> None:
-        if writing_task.state == TaskState.ROUND_1:
+        if data["round"] == 1 or (
+            data["round"] is None and writing_task.state == TaskState.ROUND_1
+        ):
             services.round_1_submit(
                 user=request.user, token=token, text=data["answer"], pastes=data["pastes"]
             )
-        elif writing_task.state == TaskState.RETURNED and "answer_r1" in request.POST:
+        elif "answer_r1" in request.POST:  # a returned dialogue, both rounds
             services.returned_resubmit(
                 user=request.user,
                 token=token,
@@ -159,7 +161,10 @@ def _task_submit(request: AuthenticatedRequest, writing_task: WritingTask) -> Ht
     error, _nothing = attempt(AnswerForm(request.POST), hand_in)
     writing_task.refresh_from_db()
     if error is not None:
-        context = _task_context(writing_task, request, error=error, posted=request.POST)
+        # A round-1 text refused because round 1 is done never fills the round-2 box.
+        stale = request.POST.get("round") == "1" and writing_task.state != TaskState.ROUND_1
+        posted = None if stale else request.POST
+        context = _task_context(writing_task, request, error=error, posted=posted)
         return render(request, TASK_TEMPLATE, context, status=REFUSED)
     if writing_task.state == TaskState.SUBMITTED:
         # Back to the writing page, not straight into the next dialogue: taking one holds a

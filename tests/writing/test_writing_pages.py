@@ -112,3 +112,74 @@ def test_the_new_run_form_offers_the_scenarios_the_database_holds(client, demo_d
     page = client.get(reverse("write-staff")).content.decode()
 
     assert 'name="scenarios" required value="1-2,16-17,31-32,46-47"' in page
+
+
+# --- the same form sent twice, or from a tab left open --------------------------------
+
+
+def round_1_with_follow_up(run, luffy):
+    """Wendy's round 1 handed in and Umar's follow-up written: round 2 is Wendy's."""
+    from tests.builders import FOLLOWUP, ROUND_1
+    from writing import services
+
+    wendy = make_writer("wendy@example.com", [luffy])
+    umar = make_writer("umar@example.com", [luffy])
+    task = services.task_next(user=wendy)
+    services.round_1_submit(user=wendy, token=task.token, text=ROUND_1)
+    followup = services.followup_next(user=umar)
+    services.followup_submit(user=umar, followup_token=followup.followup_token, text=FOLLOWUP)
+    return wendy, umar, task
+
+
+def test_a_round_1_form_from_another_tab_never_becomes_round_2(client, run, luffy):
+    from tests.builders import ROUND_1
+    from writing.models import TaskState, WritingTask
+
+    wendy, _umar, task = round_1_with_follow_up(run, luffy)
+    client.force_login(wendy)
+
+    stale = "另一个标签页里还开着的第一轮回答，不该变成第二轮。"
+    response = client.post(
+        reverse("write-task", args=[task.token]), {"answer": stale, "round": "1"}
+    )
+
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert "Round 1 of this task is already handed in." in page
+    assert stale not in page  # not put into the round-2 box either
+    task = WritingTask.objects.get(pk=task.pk)
+    assert task.state == TaskState.ROUND_2
+    assert task.answer_r1 == ROUND_1 and task.answer_r2 == ""
+
+
+def test_a_round_sent_twice_is_saved_once_and_says_so(client, run, luffy):
+    from tests.builders import ROUND_1, ROUND_2
+    from writing.models import TaskState, WritingTask
+
+    wendy, _umar, task = round_1_with_follow_up(run, luffy)
+    client.force_login(wendy)
+    url = reverse("write-task", args=[task.token])
+
+    again_1 = client.post(url, {"answer": ROUND_1, "round": "1"})
+    assert again_1.status_code == 302 and again_1["Location"] == url
+    for _twice in range(2):
+        sent = client.post(url, {"answer": ROUND_2, "round": "2"})
+        assert "Handed in. Thank you!" in messages_after(client, sent)
+    task = WritingTask.objects.get(pk=task.pk)
+    assert task.state == TaskState.SUBMITTED and task.answer_r2 == ROUND_2
+
+
+def test_a_follow_up_sent_twice_is_saved_once_and_says_so(client, run, luffy):
+    from tests.builders import FOLLOWUP
+    from writing.models import WritingTask
+
+    _wendy, umar, task = round_1_with_follow_up(run, luffy)
+    client.force_login(umar)
+
+    response = client.post(
+        reverse("write-user-submit", args=[task.followup_token]), {"question": FOLLOWUP}
+    )
+
+    assert response.status_code == 302
+    assert "Sent. The writer can answer now." in client.get(response["Location"]).content.decode()
+    assert WritingTask.objects.get(pk=task.pk).question_r2 == FOLLOWUP

@@ -128,10 +128,6 @@ def followup_submit(*, user, followup_token: str, text: str) -> WritingTask:
     if task is None:
         raise WritingError("not_yours", _("This follow-up is not assigned to you."))
     now = timezone.now()
-    if task.state != TaskState.AWAITING_FOLLOWUP or task.followup_expires_at <= now:
-        raise WritingError(
-            "followup_gone", _("This follow-up is no longer yours to write. Nothing was saved.")
-        )
     # The same bounds as the writers' answers: a reply of a word or two is not the turn a
     # rater will read as the user's (the dataset's shortest is over 50 characters).
     question = clean_text(
@@ -140,6 +136,12 @@ def followup_submit(*, user, followup_token: str, text: str) -> WritingTask:
         min_chars=task.run.min_chars,
         field=_("The user's follow-up"),
     )
+    if task.state != TaskState.AWAITING_FOLLOWUP and question == task.question_r2:
+        return task  # sent twice (a double click, a second tab): saved once
+    if task.state != TaskState.AWAITING_FOLLOWUP or task.followup_expires_at <= now:
+        raise WritingError(
+            "followup_gone", _("This follow-up is no longer yours to write. Nothing was saved.")
+        )
     _followup_ready(task, question, now)
     task.save()
     return task

@@ -24,6 +24,9 @@ FOLLOWUP_SIMULATE_TASK = "writing.tasks.followup_simulate"
 # typed from scratch, two fans almost never come this close.
 NEAR_DUPLICATE_RATIO = 0.8
 
+# A dialogue past the writer's hands: sending its last round again changes nothing.
+HANDED_IN = (TaskState.SUBMITTED, TaskState.ACCEPTED)
+
 
 def current_task(user) -> WritingTask | None:
     """The task the writer is on: one started and not yet handed in (or returned)."""
@@ -141,11 +144,14 @@ def round_1_submit(*, user, token: str, text: str, pastes: int = 0) -> WritingTa
             "lease_expired",
             _("Your time for this task ran out and it went back to the pool. Nothing was saved."),
         )
-    if task.state != TaskState.ROUND_1:
-        raise WritingError("not_round_1", _("Round 1 of this task is already handed in."))
-    task.answer_r1 = clean_text(
+    answer = clean_text(
         text, limit=task.run.max_chars, min_chars=task.run.min_chars, field=_("Your answer")
     )
+    if task.state != TaskState.ROUND_1:
+        if answer == task.answer_r1:
+            return task  # sent twice (a double click, a second tab): saved once
+        raise WritingError("not_round_1", _("Round 1 of this task is already handed in."))
+    task.answer_r1 = answer
     _flag(task, 1, task.answer_r1, pastes)
     task.seconds_r1 = (now - task.leased_at).total_seconds()
     task.state = TaskState.AWAITING_FOLLOWUP
@@ -161,11 +167,14 @@ def round_1_submit(*, user, token: str, text: str, pastes: int = 0) -> WritingTa
 def round_2_submit(*, user, token: str, text: str, pastes: int = 0) -> WritingTask:
     """Hand in round 2; a returned task is handed in again from here, both rounds."""
     task = own_task_for_update(user=user, token=token)
-    if task.state not in (TaskState.ROUND_2, TaskState.RETURNED):
-        raise WritingError("not_round_2", _("This task is not waiting for your round 2."))
-    task.answer_r2 = clean_text(
+    answer = clean_text(
         text, limit=task.run.max_chars, min_chars=task.run.min_chars, field=_("Your answer")
     )
+    if task.state not in (TaskState.ROUND_2, TaskState.RETURNED):
+        if task.state in HANDED_IN and answer == task.answer_r2:
+            return task  # sent twice: saved once
+        raise WritingError("not_round_2", _("This task is not waiting for your round 2."))
+    task.answer_r2 = answer
     _flag(task, 2, task.answer_r2, pastes)
     now = timezone.now()
     if task.state == TaskState.ROUND_2 and task.round_2_started_at is not None:
@@ -183,11 +192,14 @@ def returned_resubmit(
     """Hand in a returned dialogue again, both rounds corrected (the follow-up stays as it
     is); all or nothing."""
     task = own_task_for_update(user=user, token=token)
-    if task.state != TaskState.RETURNED:
-        raise WritingError("not_returned", _("This task was not returned to you."))
-    task.answer_r1 = clean_text(
+    round_1 = clean_text(
         answer_r1, limit=task.run.max_chars, min_chars=task.run.min_chars, field=_("Your answer")
     )
+    if task.state != TaskState.RETURNED:
+        if task.state in HANDED_IN and round_1 == task.answer_r1:
+            return round_2_submit(user=user, token=token, text=answer_r2)  # sent twice?
+        raise WritingError("not_returned", _("This task was not returned to you."))
+    task.answer_r1 = round_1
     _flag(task, 1, task.answer_r1, pastes)
     task.save()
     return round_2_submit(user=user, token=token, text=answer_r2)
