@@ -183,3 +183,24 @@ def test_a_follow_up_sent_twice_is_saved_once_and_says_so(client, run, luffy):
     assert response.status_code == 302
     assert "Sent. The writer can answer now." in client.get(response["Location"]).content.decode()
     assert WritingTask.objects.get(pk=task.pk).question_r2 == FOLLOWUP
+
+
+def test_an_answer_sent_after_the_lease_ran_out_is_kept_while_nobody_took_the_scenario(
+    client, run, luffy
+):
+    from tests.builders import ROUND_1
+    from writing.models import TaskState, WritingTask
+
+    wendy = make_writer("wendy@example.com", [luffy])
+    client.force_login(wendy)
+    client.get(reverse("write-next"))
+    task = WritingTask.objects.get(writer=wendy)
+    WritingTask.objects.filter(pk=task.pk).update(lease_expires_at="2000-01-01T00:00:00Z")
+
+    response = client.post(
+        reverse("write-task", args=[task.token]), {"answer": ROUND_1, "round": "1"}
+    )
+
+    assert response.status_code == 302
+    task.refresh_from_db()
+    assert task.state == TaskState.AWAITING_FOLLOWUP and task.answer_r1 == ROUND_1
