@@ -15,7 +15,9 @@
 
   function restore(form) {
     var raw = null;
-    try { raw = localStorage.getItem(key(form)); } catch (e) { return; }
+    // A draft sent but never confirmed (the connection dropped, the server was down) is
+    // kept for this tab: coming back to the task brings the text back.
+    try { raw = localStorage.getItem(key(form)) || sessionStorage.getItem(key(form)); } catch (e) { return; }
     if (!raw) { return; }
     var values = JSON.parse(raw);
     form.querySelectorAll("textarea[name]").forEach(function (field) {
@@ -86,7 +88,12 @@
     });
     form.addEventListener("submit", function () {
       // The draft is dropped once sent; a refused submission comes back with the text.
-      try { localStorage.removeItem(key(form)); } catch (e) { /* ignore */ }
+      // Until this tab is closed a copy stays, for a submission that never arrived.
+      save(form);
+      try {
+        sessionStorage.setItem(key(form), localStorage.getItem(key(form)));
+        localStorage.removeItem(key(form));
+      } catch (e) { /* ignore */ }
     });
     form.dataset.ready = "true";
   }

@@ -246,3 +246,23 @@ def test_the_staff_writing_pages_fit_the_screen(
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], path
         assert problems(page) == []
     assert page.get_by_test_id(f"review-{task.pk}").is_visible()
+
+
+def test_an_answer_whose_sending_failed_is_still_there_when_the_writer_comes_back(
+    live_server, new_page, run, wendy
+):
+    task = services.task_next(user=wendy)
+    path = f"/write/task/{task.token}/"
+    page = open_as(new_page, live_server, wendy, path, DESKTOP)
+    ready_field(page).fill(ROUND_1)
+    # The connection drops as the answer is sent: the browser shows its own error page.
+    page.route("**/write/task/**", lambda route: route.abort())
+    page.get_by_test_id("submit").click()
+    page.wait_for_url("chrome-error://**")
+    page.unroute("**/write/task/**")
+
+    page.goto(f"{live_server.url}{path}")
+
+    assert ready_field(page).input_value() == ROUND_1
+    task.refresh_from_db()
+    assert task.answer_r1 == ""
