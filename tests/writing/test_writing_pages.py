@@ -204,3 +204,32 @@ def test_an_answer_sent_after_the_lease_ran_out_is_kept_while_nobody_took_the_sc
     assert response.status_code == 302
     task.refresh_from_db()
     assert task.state == TaskState.AWAITING_FOLLOWUP and task.answer_r1 == ROUND_1
+
+
+def test_a_late_answer_is_refused_once_other_writers_have_taken_the_characters_places(
+    client, luffy, demo_dataset
+):
+    """A run with one writer per character: the lease ran out, another writer took a
+    scenario of the same character, and the late answer would make two."""
+    from dialogues.models import Scenario
+    from tests.builders import ROUND_1
+    from writing.models import TaskState, WritingTask
+
+    make_run([luffy], list(Scenario.objects.order_by("number")[:2]), writers_per_character=1)
+    wendy = make_writer("wendy@example.com", [luffy])
+    client.force_login(wendy)
+    client.get(reverse("write-next"))
+    task = WritingTask.objects.get(writer=wendy)
+    WritingTask.objects.filter(pk=task.pk).update(lease_expires_at="2000-01-01T00:00:00Z")
+    # Walter has since written the character's other scenario.
+    walter = make_writer("walter@example.com", [luffy])
+    taken = WritingTask.objects.exclude(pk=task.pk).filter(writer__isnull=True)
+    assert taken.update(writer=walter, state=TaskState.AWAITING_FOLLOWUP, answer_r1=ROUND_1) == 1
+
+    response = client.post(
+        reverse("write-task", args=[task.token]), {"answer": ROUND_1, "round": "1"}
+    )
+
+    assert "Your time for this task ran out" in response.content.decode()
+    task.refresh_from_db()
+    assert task.state == TaskState.ROUND_1 and task.answer_r1 == ""
