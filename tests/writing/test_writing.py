@@ -423,6 +423,9 @@ def test_staff_see_progress_and_pending_applications_on_the_screening_page(
     assert "0 / 2 (0%)" in page
     screening = client.get(reverse("staff-screening")).content.decode()
     assert "newcomer@example.com" in screening
+    # Approving and rejecting look different: only approving is the primary act.
+    assert 'value="approve" class="primary"' in screening
+    assert 'value="reject" class="secondary"' in screening
 
 
 def test_staff_accept_through_the_review_page(client, run, wendy, umar, staff):
@@ -771,3 +774,36 @@ def test_a_follow_up_lost_to_a_broker_outage_is_asked_for_again_by_the_beat(
     task.refresh_from_db()
     assert task.state == TaskState.ROUND_2 and task.question_r2
     assert followups_catch_up() == []
+
+
+def test_a_dialogue_not_handed_in_is_shown_read_only_with_nothing_to_press(
+    client, run, wendy, staff
+):
+    task = services.task_next(user=wendy)
+    services.round_1_submit(user=wendy, token=task.token, text=ROUND_1)
+    client.force_login(staff)
+
+    page = client.get(reverse("write-staff-task", args=[task.pk])).content.decode()
+
+    assert 'data-testid="not-handed-in"' in page and ROUND_1 in page
+    assert "<textarea" not in page and 'name="action"' not in page
+
+
+def test_a_refused_run_form_keeps_the_simulator_chosen(client, staff, luffy):
+    from collection.models import ModelEndpoint
+
+    ModelEndpoint.objects.create(name="Other", base_url="http://127.0.0.1:9/v1", model="a")
+    chosen = ModelEndpoint.objects.create(
+        name="User simulator", base_url="http://127.0.0.1:9/v1", model="sim"
+    )
+    client.force_login(staff)
+
+    response = client.post(
+        reverse("write-staff-run-create"),
+        run_form(luffy, followup_mode=FollowupMode.SIMULATOR, simulator=chosen.pk, deadline="soon"),
+    )
+
+    assert response.status_code == 422
+    assert f'<option value="{chosen.pk}" selected>User simulator</option>' in (
+        response.content.decode()
+    )
