@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce
 
 from annotation.models import Judgment
 
-from ..models import PAID_STATES, PanelStudy, Participant, ParticipantState
+from ..models import GONE_STATES, PAID_STATES, PanelStudy, Participant, ParticipantState
 
 # What the dashboard counts, in the order it shows them; "awaiting review" is not a state
 # of its own but a finished participant whose quality signals await a person's decision.
@@ -33,6 +33,8 @@ class PanelSummary:
     # What a completed participant earned per hour at the median time; None without a
     # reward or a completion.
     hourly_pay_minor_units: int | None
+    # Everyone who came but those who returned or timed out: what `places` limits.
+    places_taken: int
 
 
 def panel_summary(panel_study: PanelStudy) -> PanelSummary:
@@ -65,6 +67,7 @@ def panel_summary(panel_study: PanelStudy) -> PanelSummary:
         codes=codes,
         median_minutes=median,
         hourly_pay_minor_units=hourly,
+        places_taken=sum(n for state, n in counted.items() if state not in GONE_STATES),
     )
 
 

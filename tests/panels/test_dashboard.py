@@ -216,7 +216,7 @@ def test_the_number_of_places_reads_in_the_singular_too(client, panel):
 
     html = dashboard(client, panel).content.decode()
 
-    assert "1 place ·" in html and "1 places" not in html
+    assert 'data-testid="places">0 of 1 place taken</span>' in html and "1 places" not in html
 
 
 def test_the_dashboard_reads_in_chinese(client, panel, crowd, settings):
@@ -249,3 +249,16 @@ def test_a_bad_reward_or_currency_is_refused_by_name_and_changes_nothing(study, 
 
     panel = PanelStudy.objects.get(study=study)
     assert (panel.reward_minor_units, panel.currency) == (100, "GBP")
+
+
+def test_the_dashboard_says_how_many_places_are_taken(client, panel):
+    client.force_login(study_manager_named("manager@example.com"))
+    services.panel_configure(study=panel.study, actor=None, places=40)
+    panel_participant(panel, pid="here-1")
+    panel_participant(panel, pid="here-2")
+    gone = panel_participant(panel, pid="gone")
+    Participant.objects.filter(pk=gone.pk).update(state=ParticipantState.RETURNED)
+
+    html = dashboard(client, panel).content.decode()
+
+    assert "2 of 40 places taken" in html
