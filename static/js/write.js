@@ -34,33 +34,37 @@
     var n = Array.from(field.value.trim()).length;
     counter.textContent = String(n);
     var guidance = parseInt(form.dataset.guidance || "0", 10);
-    counter.classList.toggle("over", guidance > 0 && n > guidance * 2);
+    var max = parseInt(form.dataset.max || "0", 10);
+    counter.classList.toggle("over", (guidance > 0 && n > guidance * 2) || (max > 0 && n > max));
   }
 
   function codePoints(text) { return Array.from(text).length; }
 
-  // The browser would cut an oversized paste at maxlength without a word. Put in what
-  // fits ourselves, say so, and show the whole paste (in a field that is never sent).
+  // A paste longer than the room left would go in whole (the field's maxlength is only a
+  // backstop) and be refused on sending. Put in what fits ourselves, counted in code
+  // points as the server counts, say so, and show the whole paste (in a field that is
+  // never sent).
   function pasteTooLong(form, event) {
     var field = event.target;
-    if (!field || field.tagName !== "TEXTAREA" || !field.name || !(field.maxLength > 0)) { return; }
+    var max = parseInt(form.dataset.max || "0", 10);
+    if (!field || field.tagName !== "TEXTAREA" || !field.name || !(max > 0)) { return; }
     if (!event.clipboardData) { return; }
     var text = event.clipboardData.getData("text/plain");
     var start = field.selectionStart;
     var end = field.selectionEnd;
-    var room = field.maxLength - (field.value.length - (end - start));
-    if (text.length <= room) { return; }
+    var others = field.value.slice(0, start) + field.value.slice(end);
+    var room = max - codePoints(others);
+    if (codePoints(text) <= room) { return; }
     var notice = form.querySelector("[data-paste-cut]");
     if (!notice) { return; }
     event.preventDefault();
-    var kept = text.slice(0, Math.max(0, room));
-    if (/[\uD800-\uDBFF]$/.test(kept)) { kept = kept.slice(0, -1); }  // never half a character
+    var kept = Array.from(text).slice(0, Math.max(0, room)).join("");
     field.setRangeText(kept, start, end, "end");
     field.dispatchEvent(new Event("input", { bubbles: true }));
     notice.querySelector("[data-paste-message]").textContent = notice.dataset.message
       .replace("{pasted}", String(codePoints(text)))
       .replace("{kept}", String(codePoints(kept)))
-      .replace("{max}", String(field.maxLength));
+      .replace("{max}", String(max));
     notice.querySelector("[data-pasted]").value = text;
     notice.hidden = false;
   }

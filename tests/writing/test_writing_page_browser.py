@@ -134,6 +134,28 @@ def test_an_oversized_paste_is_announced_and_kept_to_copy_from(
     assert problems(page) == []
 
 
+def test_emoji_count_as_one_character_each_as_the_server_counts_them(
+    live_server, new_page, run, wendy
+):
+    """An emoji is two UTF-16 units, the browser's unit for maxlength: a limit of 400 in
+    those would cut an answer of 250 emoji that the server takes."""
+    task = services.task_next(user=wendy)
+    page = open_as(new_page, live_server, wendy, f"/write/task/{task.token}/", DESKTOP)
+    field = ready_field(page)
+    field.fill("开头：")
+
+    paste(page, field, "🙂" * 250)
+
+    assert field.input_value() == "开头：" + "🙂" * 250
+    assert not page.get_by_test_id("paste-cut").is_visible()
+    field.fill("开头：")
+    paste(page, field, "🙂" * 420)
+    notice = page.get_by_test_id("paste-cut")
+    notice.wait_for()
+    assert field.input_value() == "开头：" + "🙂" * 397
+    assert "420" in notice.inner_text() and "397" in notice.inner_text()
+
+
 def test_a_paste_that_fits_needs_no_notice(live_server, new_page, run, wendy):
     task = services.task_next(user=wendy)
     page = open_as(new_page, live_server, wendy, f"/write/task/{task.token}/", DESKTOP)
