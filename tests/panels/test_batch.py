@@ -328,7 +328,7 @@ def test_a_participant_is_offered_neither_writing_nor_logging_out(client, panel,
 
     page = client.get(start_url(panel)).content.decode()
 
-    assert 'data-testid="write-nav"' not in page and "Log out" not in page
+    assert 'data-testid="write-nav"' not in page and "Sign out" not in page
     assert 'data-testid="panel-begin"' in page and "minutes left" in page
 
 

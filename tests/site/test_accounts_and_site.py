@@ -171,3 +171,21 @@ def test_rating_and_writing_are_offered_to_fans_not_to_researchers_or_staff(clie
         page = client.get("/").content.decode()
         assert ('data-testid="write-nav"' in page) is offered, person.email
         assert ('data-testid="rate-nav"' in page) is offered, person.email
+
+
+@pytest.mark.django_db
+def test_the_header_names_signing_in_and_up_as_the_account_pages_do(client):
+    """One verb for one act: the header's links read as the headings they lead to."""
+    import re
+
+    client.cookies["django_language"] = "en"
+    header = client.get("/").content.decode()
+    login = client.get(reverse("account_login")).content.decode()
+    signup = client.get(reverse("account_signup")).content.decode()
+
+    def heading(page):
+        return re.search(r"<h1[^>]*>\s*(.*?)\s*</h1>", page, re.S).group(1).strip().lower()
+
+    assert f'href="{reverse("account_login")}">Sign in</a>' in header
+    assert f'href="{reverse("account_signup")}">Sign up</a>' in header
+    assert heading(login) == "sign in" and heading(signup) == "sign up"
