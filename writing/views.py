@@ -122,8 +122,10 @@ def task(request: AuthenticatedRequest, token: str) -> HttpResponse:
         .first()
     )
     if writing_task is None:
-        # Another writer's task looks exactly like one that does not exist.
-        return render(request, "writing/gone.html", status=404)
+        # Another writer's task looks exactly like one that does not exist. A text sent to
+        # it is shown back to its sender only (a task that ran out and was taken since).
+        sent = request.POST.get("answer", "") if request.method == "POST" else ""
+        return render(request, "writing/gone.html", {"sent_text": sent.strip()}, status=404)
     if request.method == "POST":
         return _task_submit(request, writing_task)
     template = TASK_TEMPLATE

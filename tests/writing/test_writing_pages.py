@@ -233,3 +233,31 @@ def test_a_late_answer_is_refused_once_other_writers_have_taken_the_characters_p
     assert "Your time for this task ran out" in response.content.decode()
     task.refresh_from_db()
     assert task.state == TaskState.ROUND_1 and task.answer_r1 == ""
+
+
+def test_an_answer_sent_to_a_scenario_another_writer_took_comes_back_to_copy(client, run, luffy):
+    from tests.builders import ROUND_1
+    from writing.models import WritingTask
+
+    wendy = make_writer("wendy@example.com", [luffy])
+    client.force_login(wendy)
+    client.get(reverse("write-next"))
+    task = WritingTask.objects.get(writer=wendy)
+    # Her time ran out and Walter took the scenario.
+    walter = make_writer("walter@example.com", [luffy])
+    WritingTask.objects.filter(pk=task.pk).update(writer=walter)
+
+    response = client.post(
+        reverse("write-task", args=[task.token]), {"answer": ROUND_1, "round": "1"}
+    )
+
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert 'data-testid="sent-text"' in page and ROUND_1 in page
+    task.refresh_from_db()
+    assert task.writer == walter and task.answer_r1 == ""
+    # Looking at the task shows nothing of anyone's text.
+    assert (
+        'data-testid="sent-text"'
+        not in client.get(reverse("write-task", args=[task.token])).content.decode()
+    )
