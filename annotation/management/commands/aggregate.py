@@ -1,14 +1,15 @@
 import json as json_module
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation import methods as methods_module
 from annotation import services
 from annotation.models import Study
+from common import commands
 from common.recomputes import study_parts_recompute
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = "Recompute the derived results (agreement, leaderboards, …) now, as the workers do."
 
     def add_arguments(self, parser):

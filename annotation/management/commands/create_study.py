@@ -1,8 +1,9 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db.models import Q
 
 from annotation import selectors, services
 from annotation.models import PairingDesign
+from common import commands
 from common.parsing import whole_number
 from dialogues.models import Character, Source, SourceKind
 
@@ -11,7 +12,7 @@ def comma_list(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Create a study (and with --open, generate its items). Prints how many approved "
         "annotators each character needs, and the study's slug on the last line."

@@ -1,13 +1,14 @@
 import os
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation import exports
 from annotation.models import Study
+from common import commands
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Export every rating, unblinded: long CSV (one row per rating), JSONL, or wide CSV "
         "(one row per judgment); or, with --snapshot, all three and a manifest."

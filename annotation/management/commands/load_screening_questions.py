@@ -1,11 +1,12 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation import services
+from common import commands
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Load screening quiz questions (the bundled bank by default) for the characters in "
         "the database. All or nothing; questions already there, edited or not, are kept."

@@ -1,10 +1,11 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation import services
 from annotation.models import CharacterProgress, Study
+from common import commands
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Count each study's progress per character afresh from its items: what every plan "
         "orders characters by. The submissions keep it; this repairs it after items were "

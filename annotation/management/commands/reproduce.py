@@ -1,4 +1,4 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.methods import METHODS_VERSION
 from annotation.reproduce import (
@@ -9,6 +9,7 @@ from annotation.reproduce import (
     reproduce,
     verify_files,
 )
+from common import commands
 from common.snapshots import snapshot_checks
 
 # How many differing figures are named per family; the rest are counted.
@@ -20,7 +21,7 @@ def _methods_version(results: dict) -> str | None:
     return ((payload.get("statistics") or {}).get("methods") or {}).get("version")
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Check an export snapshot's files against the SHA-256 checksums of its manifest, "
         "recompute every figure of the study's results from the snapshot alone (no "

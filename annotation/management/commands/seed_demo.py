@@ -1,7 +1,7 @@
 from django.contrib.auth.hashers import make_password
-from django.core.management.base import BaseCommand
 
 from annotation import demo, services
+from common import commands
 
 DEMO_ACCOUNTS = [
     ("admin@example.com", "admin (staff, Django admin)", {"superuser": True}),
@@ -13,7 +13,7 @@ DEMO_ACCOUNTS = [
 ]
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = "Create (or refresh) the demo accounts and print how to log in."
 
     def add_arguments(self, parser):

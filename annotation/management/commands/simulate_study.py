@@ -1,12 +1,13 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation import services
 from annotation.models import Study
 from annotation.simulation import annotators_for, simulate_study
+from common import commands
 from dialogues.models import Source
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Fill an open study with judgments from simulated annotators (for demos and "
         "benchmarks). Refuses a study that has real judgments."

@@ -3,7 +3,7 @@ import sys
 import time
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.core.validators import URLValidator
 from django.db import transaction
 
@@ -11,6 +11,7 @@ from collection import services
 from collection.models import ModelEndpoint, RunStatus
 from collection.runner import run_to_end
 from collection.selectors import run_progress
+from common import commands
 from dialogues.chatanime_format import SLUG_LENGTH, SOURCE_SLUG
 
 BAR_WIDTH = 30
@@ -18,7 +19,7 @@ BAR_WIDTH = 30
 REDRAW_SECONDS = 0.5
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Collect a source's answers from an OpenAI-compatible chat-completions API: round 1, "
         "a simulated user's follow-up, round 2. Continues the source's unfinished run; "

@@ -1,12 +1,13 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from collection.exports import source_export
+from common import commands
 from dialogues.models import Source
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Write a source's accepted answers to DIR/SLUG.json in the ChatAnime format "
         "(what import_chatanime reads)."

@@ -1,11 +1,12 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from common import commands
 from dialogues.importer import ImportFailed, import_chatanime
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Import answers in the ChatAnime JSON format from a directory of source files or "
         "one file. All or nothing; running it again changes nothing."

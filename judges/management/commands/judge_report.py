@@ -1,14 +1,15 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.models import Study
+from common import commands
 from judges import services
 from judges.methods import LANGUAGES, judge_methods_text
 from judges.selectors import runs_of_study
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Recompute, store and print the figures of a study's judge runs beside its human "
         "raters: agreement, position, length and self-preference biases, leaderboards and "

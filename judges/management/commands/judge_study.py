@@ -1,12 +1,13 @@
 import os
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.core.validators import URLValidator
 from django.db import transaction
 
 from annotation.models import Study
 from collection.models import ModelEndpoint
+from common import commands
 from dialogues.models import Source, SourceKind
 from judges import services
 from judges.models import JudgeRunStatus
@@ -14,7 +15,7 @@ from judges.runner import run_to_end
 from judges.selectors import run_progress
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Have an LLM judge rate a study's blinded pairs with the annotators' rubric through "
         "an OpenAI-compatible chat-completions API. Its ratings are kept apart from the "

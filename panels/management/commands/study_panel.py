@@ -1,9 +1,10 @@
 import re
 from decimal import Decimal
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.models import Study
+from common import commands
 from common.parsing import whole_number
 from panels import services
 from panels.models import Provider
@@ -48,7 +49,7 @@ TEXTS = {
 REWARD = re.compile(r"\d{1,4}(\.\d{1,2})?")
 
 
-class Command(BaseCommand):
+class Command(commands.Command):
     help = (
         "Open a study to a participant panel, or change its panel settings (only the "
         "options given change). Prints the join link to paste into the panel."
