@@ -297,9 +297,12 @@ def assignment_skip(*, user, token: str, reason: str) -> Assignment:
 
 
 def _skip_allowance_check(user, study_id: int) -> None:
-    """Refuse a skip beyond the member's allowance (`StudyMembership.skips_allowed`)."""
+    """Refuse a skip beyond the member's allowance (`StudyMembership.skips_allowed`). The
+    membership row is locked while its skips are counted: two skips posted at once from
+    two tabs (each its own lease) are counted one after the other."""
     allowed = (
-        StudyMembership.objects.filter(study_id=study_id, annotator=user)
+        StudyMembership.objects.select_for_update()
+        .filter(study_id=study_id, annotator=user)
         .values_list("skips_allowed", flat=True)
         .first()
     )

@@ -386,3 +386,21 @@ def test_a_panel_that_allows_no_skip_says_so_before_the_first_item(client, study
     page = client.get(start_url(panel)).content.decode()
 
     assert "this study does not let items be skipped" in page
+
+
+@pytest.mark.parametrize(
+    ("skips", "promise"),
+    [
+        (3, "skip up to 3 items"),
+        (1, "skip up to 1 item,"),
+        (0, "this study asks you to rate every item you are given, without skipping"),
+    ],
+)
+def test_the_consent_promises_the_skips_the_panel_allows(client, study, skips, promise):
+    panel = make_panel_study(study, items_per_participant=ITEMS, skips_per_participant=skips)
+    join(client, panel)
+
+    page = client.get(start_url(panel)).content.decode()
+
+    assert 'name="agree"' in page and promise in page
+    assert "skip any item" not in page

@@ -148,3 +148,12 @@ def test_an_unknown_study_is_refused(db):
         run("no-such-study", *PROLIFIC)
 
     assert not PanelStudy.objects.exists()
+
+
+def test_a_change_of_skips_says_whom_it_reaches(study):
+    run(study.slug, *PROLIFIC)
+
+    out = run(study.slug, "--skips", "1")
+
+    assert "Skips allowed: 1 per participant, from the next one to choose" in out
+    assert "Skips allowed" not in run(study.slug, "--places", "5")

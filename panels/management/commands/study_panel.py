@@ -137,6 +137,11 @@ class Command(commands.Command):
         state = "open" if panel.is_open else "paused"
         self.stdout.write(f"{target.slug}: {panel.provider}, {state}")
         self.stdout.write(f"Join link: {join_link(panel)}")
+        if "skips_per_participant" in changes:
+            self.stdout.write(
+                f"Skips allowed: {panel.skips_per_participant} per participant, from the next"
+                " one to choose their characters (those before keep theirs)"
+            )
         if panel.provider == Provider.GENERIC:
             self.stdout.write("Append the panel's placeholder for the participant id.")
         if not panel.is_open:
