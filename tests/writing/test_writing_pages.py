@@ -261,3 +261,24 @@ def test_an_answer_sent_to_a_scenario_another_writer_took_comes_back_to_copy(cli
         'data-testid="sent-text"'
         not in client.get(reverse("write-task", args=[task.token])).content.decode()
     )
+
+
+def test_a_late_answer_is_refused_once_the_run_is_past_its_deadline(client, run, luffy):
+    """Nobody would write its follow-up: the dialogue would be left half-way for good."""
+    from tests.builders import ROUND_1
+    from writing.models import TaskState, WritingRun, WritingTask
+
+    wendy = make_writer("wendy@example.com", [luffy])
+    client.force_login(wendy)
+    client.get(reverse("write-next"))
+    task = WritingTask.objects.get(writer=wendy)
+    WritingTask.objects.filter(pk=task.pk).update(lease_expires_at="2000-01-01T00:00:00Z")
+    WritingRun.objects.filter(pk=run.pk).update(deadline="2000-01-02T00:00:00Z")
+
+    response = client.post(
+        reverse("write-task", args=[task.token]), {"answer": ROUND_1, "round": "1"}
+    )
+
+    assert "Your time for this task ran out" in response.content.decode()
+    task.refresh_from_db()
+    assert task.state == TaskState.ROUND_1 and task.answer_r1 == ""

@@ -139,15 +139,19 @@ def _flag(task: WritingTask, round_: int, text: str, pastes: int) -> None:
 def round_1_submit(*, user, token: str, text: str, pastes: int = 0) -> WritingTask:
     # A lease that ran out put the cell back in the pool, but until another writer takes
     # it (then it is no longer this writer's: `not_yours`) the late answer is kept, not
-    # thrown away with the time the writer spent on it; unless other writers have taken
-    # the character's places meanwhile, which the answer would exceed.
+    # thrown away with the time the writer spent on it; unless the run no longer takes
+    # work (past its deadline: nobody would write the follow-up) or other writers have
+    # taken the character's places meanwhile, which the answer would exceed.
     task = own_task_for_update(user=user, token=token)
     now = timezone.now()
     answer = clean_text(
         text, limit=task.run.max_chars, min_chars=task.run.min_chars, field=_("Your answer")
     )
     late = task.state == TaskState.ROUND_1 and task.lease_expires_at <= now
-    if late and task.character_id in _characters_full_for(user, task.run, now):
+    if late and (
+        not open_runs(now).filter(pk=task.run_id).exists()
+        or task.character_id in _characters_full_for(user, task.run, now)
+    ):
         raise WritingError(
             "lease_expired",
             _("Your time for this task ran out and it went back to the pool. Nothing was saved."),
