@@ -47,9 +47,13 @@ def current_task(user) -> WritingTask | None:
 
 
 def _characters_full_for(user, run: WritingRun, now) -> set[int]:
-    """Characters of the run that already have their allowed number of other writers."""
+    """Characters of the run that already have their allowed number of other writers.
+    Asked inside the write that leases or keeps a cell for `user`: the run's row is locked
+    first, so that two writers' decisions against the same limit are taken one after the
+    other, not both on a count that has neither."""
     if not run.writers_per_character:
         return set()
+    WritingRun.objects.select_for_update().filter(pk=run.pk).values_list("pk").first()
     writers = (
         WritingTask.objects.filter(run=run, writer__isnull=False)
         .exclude(writer=user)
