@@ -6,9 +6,11 @@ then wait for a whole-study recompute (seconds on a real study) and hold the SQL
 lock meanwhile; the studies to refresh are collected here instead, and one thread per
 process recomputes them a moment later: a burst of submissions costs one recompute, and
 no annotator waits for it. Long work (a collection or judge run's model calls, a writer's
-simulated follow-up, an export file) goes to a second thread, in the order asked, so that
-the staff member who started a run of a thousand calls gets the page back at once and
-watches its progress there, as with a worker. With a broker this module is not used.
+simulated follow-up, an export file) goes to threads of its own, one per kind of task, so
+that the staff member who started a run of a thousand calls gets the page back at once and
+watches its progress there, as with a worker. Work queued or under way when the process
+stops is not resumed by itself (there is no beat without a broker): a run stays "running"
+until it is paused and resumed from its page. With a broker this module is not used.
 """
 
 import logging
@@ -100,14 +102,23 @@ def refresher(*, delay_seconds: float) -> Refresher:
         return _refresher
 
 
-_long_work: Refresher | None = None
+# One thread per kind of long work: a writer's simulated follow-up or an export file never
+# waits behind a collection or judge run of a thousand model calls.
+_long_work: dict[str, Refresher] = {}
 
 
-def long_work() -> Refresher:
-    """The process's one thread for long work: no delay, one task after another (a task
-    asked for again while it waits runs once; every such task is idempotent)."""
-    global _long_work
+def long_work(task_name: str) -> Refresher:
+    """The process's thread for this kind of long work: no delay, one task after another
+    (a task asked for again while it waits runs once; every such task is idempotent)."""
     with _refresher_lock:
-        if _long_work is None:
-            _long_work = Refresher(delay_seconds=0, name="long-work")
-        return _long_work
+        if task_name not in _long_work:
+            _long_work[task_name] = Refresher(delay_seconds=0, name=f"long-work {task_name}")
+        return _long_work[task_name]
+
+
+def long_work_wait_idle() -> None:
+    """Block until every kind of long work asked for has run (for tests and shutdown)."""
+    with _refresher_lock:
+        lanes = list(_long_work.values())
+    for lane in lanes:
+        lane.wait_idle()

@@ -100,7 +100,7 @@ def send(
     if long_running and in_process and settings.CHATANIME_TASKS_IN_BACKGROUND:
         from .background import long_work
 
-        long_work().request(task_name, *args)
+        long_work(task_name).request(task_name, *args)
         return True
     if debounce_seconds:
         if queued_here(task_name, *args):

@@ -203,16 +203,18 @@ if REDIS_URL:
     SESSION_ENGINE = "chatanime_site.sessions"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    # Sessions in the database (chatanime_site.database_sessions).
-    SESSION_ENGINE = "chatanime_site.database_sessions"
+    SESSION_ENGINE = "chatanime_site.database_sessions"  # sessions in the database
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
-# Without a broker, results refreshes and runs of model calls go to background threads of
-# the web process (common.background) instead of running inside the request.
-CHATANIME_TASKS_IN_BACKGROUND = env.bool("CHATANIME_TASKS_IN_BACKGROUND", default=True)
+# Without a broker, results refreshes and long work go to background threads of the web
+# process (common.background), not inside the request. Formerly *_RESULTS_REFRESH_*.
+CHATANIME_TASKS_IN_BACKGROUND = env.bool(
+    "CHATANIME_TASKS_IN_BACKGROUND",
+    default=env.bool("CHATANIME_RESULTS_REFRESH_IN_BACKGROUND", default=True),
+)
 # ... and at most this often (seconds): results of the embedded default lag by as much.
 CHATANIME_IN_PROCESS_REFRESH_INTERVAL = env.int("CHATANIME_IN_PROCESS_REFRESH_INTERVAL", default=30)
 # A worker's results refreshes of one study are spaced by at least this many times the

@@ -91,7 +91,7 @@ def test_without_a_broker_the_run_goes_on_beside_the_page_not_inside_it(
     from common import background
 
     settings.CHATANIME_TASKS_IN_BACKGROUND = True
-    monkeypatch.setattr(background, "_long_work", None)
+    monkeypatch.setattr(background, "_long_work", {})
     answer = threading.Event()
 
     def held(request):
@@ -110,7 +110,7 @@ def test_without_a_broker_the_run_goes_on_beside_the_page_not_inside_it(
     assert run.status == JudgeRunStatus.RUNNING
     assert not JudgeCall.objects.filter(status="ok").exists()
     answer.set()
-    background.long_work().wait_idle()
+    background.long_work_wait_idle()
     run.refresh_from_db()
     assert run.status == JudgeRunStatus.FINISHED
     assert JudgeCall.objects.filter(status="ok").count() == 2

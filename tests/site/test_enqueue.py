@@ -353,14 +353,14 @@ def test_long_work_without_a_broker_runs_on_a_thread_of_its_own(settings, monkey
 
     settings.CELERY_TASK_ALWAYS_EAGER = True
     settings.CHATANIME_TASKS_IN_BACKGROUND = True
-    monkeypatch.setattr(background, "_long_work", None)
+    monkeypatch.setattr(background, "_long_work", {})
     ran_on = []
     monkeypatch.setattr(
         current_app.tasks[TASK], "run", lambda *args: ran_on.append(threading.current_thread())
     )
 
     assert enqueue.send(TASK, long_running=True)
-    background.long_work().wait_idle()
+    background.long_work_wait_idle()
     assert len(ran_on) == 1 and ran_on[0] is not threading.current_thread()
 
     settings.CHATANIME_TASKS_IN_BACKGROUND = False
@@ -375,3 +375,32 @@ def test_long_work_with_a_broker_is_sent_to_it(sent, settings):
     assert enqueue.send(TASK, 7, long_running=True)
 
     assert sent == [((7,), None)]
+
+
+def test_one_kind_of_long_work_never_waits_behind_another(settings, monkeypatch):
+    """A writer's follow-up or an export file does not wait for a judge run to end."""
+    import threading
+
+    from common import background
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.CHATANIME_TASKS_IN_BACKGROUND = True
+    monkeypatch.setattr(background, "_long_work", {})
+    release, ran, finished = threading.Event(), [], []
+
+    def judge_run(*args):
+        release.wait(timeout=5)
+        finished.append(True)
+
+    monkeypatch.setattr(current_app.tasks[TASK], "run", judge_run)
+    monkeypatch.setattr(
+        current_app.tasks[EXPORT_JOB_RUN_TASK], "run", lambda *args: ran.append(args)
+    )
+
+    enqueue.send(TASK, long_running=True)
+    enqueue.send(EXPORT_JOB_RUN_TASK, 5, long_running=True)
+    background.long_work(EXPORT_JOB_RUN_TASK).wait_idle()
+
+    assert ran == [(5,)] and not finished
+    release.set()
+    background.long_work_wait_idle()
