@@ -1,5 +1,5 @@
 """docker-compose.yml hands its Django services the variables the documentation tells an
-operator to set: compose passes a container only what a service's `environment` names."""
+operator to set: every variable of .env at start (`env_file`), never built into the image."""
 
 import yaml
 
@@ -32,3 +32,11 @@ def test_the_env_file_never_goes_into_the_image():
     read them from /app/.env, stale after any change until a rebuild."""
     ignored = (REPO / ".dockerignore").read_text().split("\n")
     assert ".env" in [line.strip() for line in ignored]
+
+
+def test_every_variable_of_the_env_file_reaches_the_django_services():
+    """A model endpoint names the variable holding its key (`api_key_env`): whatever its
+    name, it must reach the worker that calls the model."""
+    services = yaml.safe_load((REPO / "docker-compose.yml").read_text())["services"]
+    for name in ("web", "worker", "beat"):
+        assert services[name]["env_file"] in (".env", [".env"]), name
