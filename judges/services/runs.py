@@ -10,7 +10,7 @@ from annotation.services import audit
 from collection.models import EndpointKeyMissing, ModelEndpoint
 from common import enqueue
 from common.run_controls import RunControls
-from dialogues.models import Source
+from dialogues.models import Source, SourceKind
 
 from ..models import JudgeRun, JudgeRunStatus
 from ..prompts import PROMPT_VERSION, rubric_metrics, rubric_version, system_prompt
@@ -40,6 +40,12 @@ def run_start(
         raise JudgeError("bad_language", f"language {language!r} is not zh or en")
     if items is not None and items < 1:
         raise JudgeError("bad_items", "--items must be at least 1")
+    if self_source is not None and self_source.kind != SourceKind.LLM:
+        # Self-preference is a model's bias towards its own family's answers.
+        raise JudgeError(
+            "not_llm_source",
+            f"{self_source.slug!r} is written by human fans, not by a model family",
+        )
     if not Item.objects.filter(study=study, kind=ItemKind.PAIR, is_gold=False).exists():
         raise JudgeError("no_items", f"study {study.slug} has no answer pairs to judge")
     metrics = rubric_metrics(metrics_of_pairs(), language)

@@ -8,7 +8,7 @@ from django.db import transaction
 from annotation.models import Study
 from collection.models import ModelEndpoint
 from common import commands
-from dialogues.models import Source, SourceKind
+from dialogues.models import Source
 from judges import services
 from judges.models import JudgeRunStatus
 from judges.runner import run_to_end
@@ -114,11 +114,6 @@ class Command(commands.Command):
             if self_source is None:
                 raise services.JudgeError(
                     "no_source", f"there is no source {options['self_source']!r}"
-                )
-            if self_source.kind != SourceKind.LLM:
-                raise services.JudgeError(
-                    "not_llm_source",
-                    f"{self_source.slug!r} is written by human fans, not by a model family",
                 )
         settings = {
             "source_slug": "",
