@@ -7,10 +7,14 @@
 
   function key(form) { return "chatanime-draft:" + form.dataset.draftKey; }
 
-  function save(form) {
+  function draft(form) {
     var values = {};
     form.querySelectorAll("textarea[name]").forEach(function (field) { values[field.name] = field.value; });
-    try { localStorage.setItem(key(form), JSON.stringify(values)); } catch (e) { /* private mode */ }
+    return JSON.stringify(values);
+  }
+
+  function save(form) {
+    try { localStorage.setItem(key(form), draft(form)); } catch (e) { /* private mode, full */ }
   }
 
   function restore(form) {
@@ -19,7 +23,9 @@
     // kept for this tab: coming back to the task brings the text back.
     try { raw = localStorage.getItem(key(form)) || sessionStorage.getItem(key(form)); } catch (e) { return; }
     if (!raw) { return; }
-    var values = JSON.parse(raw);
+    var values = null;
+    try { values = JSON.parse(raw); } catch (e) { return; }
+    if (!values || typeof values !== "object") { return; }
     form.querySelectorAll("textarea[name]").forEach(function (field) {
       // Text the server sent back (a refused submission) wins over the draft.
       if (!field.value && values[field.name]) { field.value = values[field.name]; }
@@ -93,9 +99,8 @@
     form.addEventListener("submit", function () {
       // The draft is dropped once sent; a refused submission comes back with the text.
       // Until this tab is closed a copy stays, for a submission that never arrived.
-      save(form);
       try {
-        sessionStorage.setItem(key(form), localStorage.getItem(key(form)));
+        sessionStorage.setItem(key(form), draft(form));
         localStorage.removeItem(key(form));
       } catch (e) { /* ignore */ }
     });

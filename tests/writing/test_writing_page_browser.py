@@ -288,3 +288,23 @@ def test_an_answer_whose_sending_failed_is_still_there_when_the_writer_comes_bac
     assert ready_field(page).input_value() == ROUND_1
     task.refresh_from_db()
     assert task.answer_r1 == ""
+
+
+@pytest.mark.parametrize("stored", ["null", "{not json", "42"])
+def test_a_draft_store_holding_no_draft_leaves_the_page_working(
+    live_server, new_page, run, wendy, stored
+):
+    """A draft copy that could not be written (a full store) or was spoilt: the count,
+    the paste notice and Ctrl+Enter still work."""
+    task = services.task_next(user=wendy)
+    page = open_as(new_page, live_server, wendy, f"/write/task/{task.token}/", DESKTOP)
+    ready_field(page)
+    page.evaluate(
+        "([key, value]) => { localStorage.setItem(key, value); }",
+        [f"chatanime-draft:write:{task.token}:1", stored],
+    )
+    page.reload()
+
+    field = ready_field(page)
+    field.fill("别怕！我陪你。")
+    assert page.get_by_test_id("count").inner_text().startswith("7")
