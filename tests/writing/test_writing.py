@@ -807,3 +807,16 @@ def test_a_refused_run_form_keeps_the_simulator_chosen(client, staff, luffy):
     assert f'<option value="{chosen.pk}" selected>User simulator</option>' in (
         response.content.decode()
     )
+
+
+def test_a_returned_dialogue_shows_staff_the_note_they_returned_it_with(
+    client, run, wendy, umar, staff
+):
+    task = write_dialogue(wendy, umar)
+    services.task_return(task=task, reviewer=staff, note="第一轮再热情一点")
+    client.force_login(staff)
+
+    page = client.get(reverse("write-staff-task", args=[task.pk])).content.decode()
+
+    assert "Returned to the writer" in page and "第一轮再热情一点" in page
+    assert 'name="action"' not in page
