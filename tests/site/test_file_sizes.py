@@ -8,7 +8,16 @@ from pathlib import Path
 from tests.fixtures.services import REPO
 
 MAX_LINES = 400
-PACKAGES = ["annotation", "dialogues", "collection", "writing", "panels", "chatanime_site"]
+PACKAGES = [
+    "annotation",
+    "dialogues",
+    "collection",
+    "writing",
+    "panels",
+    "judges",
+    "common",
+    "chatanime_site",
+]
 
 
 def line_count(path: Path) -> int:
