@@ -3,6 +3,7 @@ applicant from the screening queue, excluding a flagged judgment on the dashboar
 the Chinese UI), and every staff page at desktop and phone widths."""
 
 import pytest
+from playwright.sync_api import expect
 
 from annotation import services
 from annotation.models import AnnotatorProfile, Judgment, JudgmentDecision, Qualification
@@ -57,6 +58,31 @@ def test_a_study_manager_approves_an_applicant_from_the_queue(
     assert "Welcome aboard" in applicant_page.get_by_test_id(f"status-{luffy.pk}").inner_text()
     applicant_page.get_by_role("link", name="Start rating").click()
     applicant_page.locator("form.rating-form").wait_for()
+
+
+def test_the_decision_on_a_long_queue_is_seen_where_the_buttons_are(
+    live_server, new_page, manager, ready_study, settings
+):
+    """The buttons are under the queue; on a phone, a long queue puts the page's top (where
+    the outcome is said) screens away. After a decision the page shows that outcome."""
+    settings.LANGUAGE_CODE = "en"
+    characters = list(ready_study.characters.all())
+    for n in range(4):
+        applicant_who_passed(f"fan{n}@example.com", characters)
+    page = new_page(viewport={"width": 390, "height": 844})
+    log_in(page, live_server.url, "manager@example.com")
+    page.goto(f"{live_server.url}/staff/screening/")
+
+    page.get_by_role("button", name="Reject the chosen").click()  # nothing chosen
+
+    alert = page.locator("#queue").get_by_role("alert")
+    alert.wait_for()
+    expect(alert).to_be_in_viewport()
+    page.locator("input[name=qualification]").last.check()
+    page.get_by_role("button", name="Approve the chosen").click()
+    status = page.get_by_role("status").filter(has_text="1 application approved.")
+    status.wait_for()
+    expect(status).to_be_in_viewport()
 
 
 def test_a_study_manager_excludes_a_flagged_judgment_in_the_chinese_ui(
