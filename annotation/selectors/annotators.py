@@ -61,14 +61,13 @@ def annotator_rows(profiles) -> list[AnnotatorRow]:
     profiles = list(profiles)
     user_ids = [p.user_id for p in profiles]
     rows = {p.user_id: AnnotatorRow(profile=p) for p in profiles}
+    by_profile = {p.pk: rows[p.user_id] for p in profiles}
     for q in (
-        Qualification.objects.filter(
-            profile__user_id__in=user_ids, status=QualificationStatus.APPROVED
-        )
+        Qualification.objects.filter(profile_id__in=by_profile, status=QualificationStatus.APPROVED)
         .select_related("character")
         .order_by("character_id")
     ):
-        rows[q.profile.user_id].approved_characters.append(q.character)
+        by_profile[q.profile_id].approved_characters.append(q.character)
     judged = Judgment.objects.filter(annotator_id__in=user_ids)
     studies = {s.pk: s for s in Study.objects.all()}
     seen_studies = {user_id: set() for user_id in user_ids}

@@ -187,6 +187,27 @@ def test_the_staff_pages_count_judgments_as_the_results_do(client, manager, alic
         assert 'data-testid="all-judgments">4<' in html, url
 
 
+def test_the_directory_costs_the_same_queries_however_many_characters_are_approved(
+    client, manager, alice, luffy, natsume
+):
+    """The published data has 20 characters: an annotator approved for all of them must
+    not cost a query per character."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(manager)
+    with CaptureQueriesContext(connection) as one_character:
+        client.get("/staff/annotators/")
+    approved_annotator("dora@example.com", [luffy, natsume])
+    approved_annotator("erin@example.com", [luffy, natsume])
+
+    with CaptureQueriesContext(connection) as more:
+        html = client.get("/staff/annotators/").content.decode()
+
+    assert "dora@example.com" in html and "erin@example.com" in html
+    assert len(more) == len(one_character)
+
+
 def test_the_directory_filters_by_status(client, manager, alice, bob):
     services.annotator_suspend(profile=profile_of(bob), actor=manager, reason="x")
     client.force_login(manager)
