@@ -15,9 +15,13 @@ from ..models import (
     Study,
 )
 
+# How many flagged judgments the dashboard lists at once; each decision brings in the next.
+FLAGGED_SHOWN = 50
 
-def flagged_judgments(study: Study, limit: int = 50) -> list[dict]:
-    """Judgments with open flags, to be kept or excluded; the longest waiting first."""
+
+def flagged_judgments(study: Study, limit: int | None = None) -> list[dict]:
+    """Judgments with open flags, to be kept or excluded; the longest waiting first (at
+    most `limit`, by default FLAGGED_SHOWN)."""
     open_flags = QualityFlag.objects.filter(
         study=study, resolved_at__isnull=True, judgment__isnull=False
     )
@@ -25,7 +29,7 @@ def flagged_judgments(study: Study, limit: int = 50) -> list[dict]:
         open_flags.values("judgment_id")
         .annotate(first=Min("created_at"))
         .order_by("first", "judgment_id")
-        .values_list("judgment_id", flat=True)[:limit]
+        .values_list("judgment_id", flat=True)[: limit or FLAGGED_SHOWN]
     )
     judgments = Judgment.objects.select_related("item__character").in_bulk(judgment_ids)
     names = dict(

@@ -117,6 +117,27 @@ def test_the_dashboard_shows_leases_and_flagged_judgments(client, manager, study
     assert 'id="throughput-data"' in html and "<canvas" in html
 
 
+def test_the_dashboard_says_when_only_some_flagged_judgments_are_shown(
+    client, manager, study, alice, monkeypatch
+):
+    """A study of the published size gathers hundreds of flags; the dashboard lists the
+    longest waiting only, and says so beside the count."""
+    from annotation.selectors import quality
+
+    for _ in range(3):
+        submit(alice, lease_pair(alice))  # each one too fast: flagged
+    client.force_login(manager)
+    html = client.get(f"/staff/studies/{study.slug}/").content.decode()
+    assert html.count('class="flagged"') == 3 and 'data-testid="flagged-shown"' not in html
+
+    monkeypatch.setattr(quality, "FLAGGED_SHOWN", 2)
+    html = client.get(f"/staff/studies/{study.slug}/").content.decode()
+
+    assert html.count('class="flagged"') == 2
+    [shown] = re.findall(r'data-testid="flagged-shown">([^<]*)<', html)
+    assert "The 2 that have waited longest are shown" in shown
+
+
 def test_excluding_a_flagged_judgment_resolves_its_flags_and_is_audited(
     client, manager, study, alice
 ):
