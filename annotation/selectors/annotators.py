@@ -43,6 +43,10 @@ class AnnotatorRow:
     open_flags: int = 0
     mean_distance: float | None = None
 
+    @property
+    def approved_names(self) -> list[str]:
+        return [c.name_zh for c in self.approved_characters]
+
 
 def annotator_profiles(*, status: str = "", search: str = ""):
     profiles = AnnotatorProfile.objects.select_related("user").filter(simulated=False)

@@ -1,6 +1,8 @@
 """Suspending and reinstating annotators, assigning them to studies with personal caps,
 and the coverage of each character: every change audited, bad input refused."""
 
+import re
+
 import pytest
 
 from annotation import selectors, services
@@ -206,6 +208,28 @@ def test_the_directory_costs_the_same_queries_however_many_characters_are_approv
 
     assert "dora@example.com" in html and "erin@example.com" in html
     assert len(more) == len(one_character)
+
+
+def test_many_approved_characters_fold_into_a_count(client, manager, study, luffy):
+    """Twenty names in a narrow column made each row of the directory a screen tall: past
+    three, the page says how many and lists them when asked."""
+    from tests.builders import CharacterFactory
+
+    many = [luffy, *CharacterFactory.create_batch(4)]
+    study.characters.add(*many)
+    approved_annotator("dora@example.com", many)
+    approved_annotator("erin@example.com", many[:2])
+    member = approved_annotator("fay@example.com", many)
+    services.membership_add(study=study, annotator=member, actor=manager)
+    client.force_login(manager)
+
+    for url in ("/staff/annotators/", f"/staff/studies/{study.slug}/assignment/"):
+        html = client.get(url).content.decode()
+        assert "<summary>5 characters</summary>" in html, url
+        folded = re.findall(r"<details class=\"names\">(.*?)</details>", html, re.S)
+        assert folded and all(c.name_zh in folded[0] for c in many), url
+    html = client.get("/staff/annotators/").content.decode()
+    assert f"{many[0].name_zh}、{many[1].name_zh}" in html  # two: named as before
 
 
 def test_the_directory_filters_by_status(client, manager, alice, bob):
