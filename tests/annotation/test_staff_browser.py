@@ -85,6 +85,24 @@ def test_the_decision_on_a_long_queue_is_seen_where_the_buttons_are(
     expect(status).to_be_in_viewport()
 
 
+def test_the_coverage_gap_is_on_screen_on_a_phone(
+    live_server, new_page, manager, ready_study, luffy, settings
+):
+    """A long name (the published data has 《Fate Zero》's Saber（阿尔托莉雅·潘德拉贡）) kept
+    on one line pushed the gap and its link to the applicants off a phone's screen."""
+    settings.LANGUAGE_CODE = "zh-hans"
+    luffy.name_zh = "Saber（阿尔托莉雅·潘德拉贡）"
+    luffy.save()
+    page = new_page(viewport={"width": 390, "height": 844})
+    log_in(page, live_server.url, "manager@example.com")
+
+    page.goto(f"{live_server.url}/staff/studies/{ready_study.slug}/assignment/")
+
+    table = page.get_by_test_id("coverage")
+    assert table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
+    expect(table.get_by_role("link", name="申请者").first).to_be_in_viewport()
+
+
 def test_a_study_manager_excludes_a_flagged_judgment_in_the_chinese_ui(
     live_server, new_page, manager, ready_study, luffy, settings
 ):
