@@ -115,6 +115,24 @@ def test_the_dashboard_shows_leases_and_flagged_judgments(client, manager, study
     assert values == {"3", "2"}
     assert any(name == "Human fans" for name, _cells in rows)
     assert 'id="throughput-data"' in html and "<canvas" in html
+    # A way from the top of a long page to the caps at its bottom.
+    assert 'href="#caps-and-status"' in html and 'id="caps-and-status"' in html
+
+
+@pytest.mark.parametrize(
+    ("per_hour", "shown"), [(1516.0, "1516 per hour"), (0.25, "0.25 per hour")]
+)
+def test_the_rate_reads_without_trailing_zeros(
+    client, manager, study, monkeypatch, per_hour, shown
+):
+    monkeypatch.setattr(
+        selectors,
+        "study_eta",
+        lambda study, remaining: {"per_hour": per_hour, "hours": 1, "at": None},
+    )
+    client.force_login(manager)
+
+    assert shown in client.get(f"/staff/studies/{study.slug}/").content.decode()
 
 
 def test_the_dashboard_says_when_only_some_flagged_judgments_are_shown(
