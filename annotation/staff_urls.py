@@ -18,6 +18,7 @@ urlpatterns = [
     path("studies/<slug:slug>/", studies.study_dashboard, name="staff-study"),
     path("studies/<slug:slug>/caps/", studies.study_caps, name="staff-study-caps"),
     path("studies/<slug:slug>/status/", studies.study_status, name="staff-study-status"),
+    path("studies/<slug:slug>/flags/decide/", studies.flagged_decide, name="staff-flags-decide"),
     path(
         "studies/<slug:slug>/judgments/<int:judgment_id>/decide/",
         studies.judgment_decide,

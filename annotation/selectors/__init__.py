@@ -35,7 +35,7 @@ from .annotators import (
 )
 from .audit import AUDIT_COLUMNS, audit_changes_shown, audit_events, audit_events_for_study
 from .progress import Progress, is_break_due, progress_of
-from .quality import flagged_annotators, flagged_count, flagged_judgments
+from .quality import flagged_annotators, flagged_count, flagged_judgments, flagged_kinds
 from .results import Cell, ResultsView, export_jobs_of, results_view, studies_with_results
 from .screening import (
     Step,
@@ -85,6 +85,7 @@ __all__ = [
     "flagged_annotators",
     "flagged_count",
     "flagged_judgments",
+    "flagged_kinds",
     "form_fields_of",
     "is_break_due",
     "item_block",

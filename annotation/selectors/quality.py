@@ -1,13 +1,12 @@
 """Quality-control flags waiting for a staff decision."""
 
-from django.db.models import (
-    Min,
-)
+from django.db.models import Count, Min
 
 from dialogues.selectors import source_shown_name
 
 from ..models import (
     AnnotatorProfile,
+    FlagKind,
     Judgment,
     Metric,
     QualityFlag,
@@ -93,3 +92,15 @@ def flagged_count(study: Study) -> int:
         .distinct()
         .count()
     )
+
+
+def flagged_kinds(study: Study) -> list[tuple[str, str, int]]:
+    """The kinds of open flags on the study's judgments, each with its label and how many
+    judgments carry one: what can be decided at once (`flagged_judgments_decide`)."""
+    counts = dict(
+        QualityFlag.objects.filter(study=study, resolved_at__isnull=True, judgment__isnull=False)
+        .values("kind")
+        .annotate(n=Count("judgment_id", distinct=True))
+        .values_list("kind", "n")
+    )
+    return [(kind, label, counts[kind]) for kind, label in FlagKind.choices if counts.get(kind)]

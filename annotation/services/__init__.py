@@ -26,7 +26,13 @@ from .leases import (
     assignment_skip,
     lease_check,
 )
-from .quality import flag_resolve, judgment_decide, judgment_exclude, low_agreement_flags
+from .quality import (
+    flag_resolve,
+    flagged_judgments_decide,
+    judgment_decide,
+    judgment_exclude,
+    low_agreement_flags,
+)
 from .quizzes import (
     BUNDLED_QUIZZES,
     QuizFileInvalid,
@@ -90,6 +96,7 @@ __all__ = [
     "export_job_run",
     "export_jobs_tidy",
     "flag_resolve",
+    "flagged_judgments_decide",
     "gold_expectations_of",
     "gold_expectations_record",
     "item_gold_record",

@@ -194,6 +194,34 @@ def judgment_decide(*, judgment: Judgment, decided_by, reason: str, excluded: bo
     return judgment
 
 
+def flagged_judgments_decide(
+    *, study: Study, kind: str, decided_by, reason: str, excluded: bool
+) -> int:
+    """Every judgment of the study with an open flag of this kind, kept or excluded at
+    once with one reason, each as `judgment_decide` would (its decision, its flags
+    resolved, the audit trail): hundreds of "implausibly fast" flags need not be decided
+    one by one. All or nothing; how many judgments were decided."""
+    from .errors import AnnotationError
+
+    if kind not in FlagKind.values:
+        raise AnnotationError("flag_kind", _("Choose a kind of flag."))
+    if not plain_text(reason):
+        raise AnnotationError("reason", _("Please give a reason."))
+    with transaction.atomic():
+        ids = sorted(
+            set(
+                QualityFlag.objects.filter(
+                    study=study, kind=kind, resolved_at__isnull=True, judgment__isnull=False
+                ).values_list("judgment_id", flat=True)
+            )
+        )
+        for judgment in Judgment.objects.filter(pk__in=ids).order_by("pk"):
+            judgment_decide(
+                judgment=judgment, decided_by=decided_by, reason=reason, excluded=excluded
+            )
+    return len(ids)
+
+
 @transaction.atomic
 def flag_resolve(*, flag: QualityFlag, resolved_by, note: str = "") -> QualityFlag:
     from . import audit

@@ -11,6 +11,7 @@ from django.utils import timezone
 from annotation import selectors, services
 from annotation.models import (
     AuditEvent,
+    FlagKind,
     Item,
     Judgment,
     JudgmentDecision,
@@ -571,3 +572,63 @@ def test_a_draft_without_items_says_it_is_not_open_yet(
     assert "100%" not in summary and "complete" not in summary and "已完成</dd>" not in summary
     assert summary.split('data-testid="eta">', 1)[1].split("</dd>", 1)[0] == eta
     assert 'data-testid="no-items"' in html and notice in html
+
+
+@pytest.fixture
+def flagged_by_kind(study, alice):
+    """Three judgments flagged too fast (every quick submission is), one of them also
+    with a flag of another kind, and a fourth judgment with that other kind only."""
+    judgments = [submit(alice, lease_pair(alice)) for _ in range(4)]
+    assert all(j.flags.filter(kind=FlagKind.TOO_FAST).exists() for j in judgments)
+    QualityFlag.objects.filter(judgment=judgments[3], kind=FlagKind.TOO_FAST).delete()
+    for judgment in judgments[2:]:
+        QualityFlag.objects.create(
+            study=study, annotator=alice, judgment=judgment, kind=FlagKind.STRAIGHT_LINING
+        )
+    return judgments
+
+
+def test_every_judgment_with_a_flag_of_one_kind_is_decided_at_once(
+    client, manager, study, flagged_by_kind
+):
+    client.force_login(manager)
+    page = client.get(f"/staff/studies/{study.slug}/").content.decode()
+    assert 'data-testid="flags-decide"' in page and "Implausibly fast (3)" in page
+
+    response = client.post(
+        f"/staff/studies/{study.slug}/flags/decide/",
+        {"kind": "too_fast", "decision": "exclude", "reason": "under 2 s each"},
+        follow=True,
+    )
+
+    assert "3 judgments flagged “Implausibly fast”: decision recorded." in (
+        response.content.decode()
+    )
+    fast, other = flagged_by_kind[:3], flagged_by_kind[3]
+    for judgment in fast:
+        judgment.refresh_from_db()
+        assert judgment.excluded and not judgment.flags.filter(resolved_at__isnull=True).exists()
+        assert judgment.decisions.get().reason == "under 2 s each"
+    other.refresh_from_db()
+    assert not other.excluded and other.flags.filter(resolved_at__isnull=True).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("posted", "message"),
+    [
+        ({"kind": "too_fast", "decision": "exclude", "reason": "  "}, "Please give a reason."),
+        ({"kind": "mischief", "decision": "exclude", "reason": "x"}, "Choose a kind of flag."),
+        ({"kind": "too_fast", "decision": "delete", "reason": "x"}, "Choose keep or exclude."),
+    ],
+)
+def test_a_decision_of_all_flags_without_a_reason_or_kind_changes_nothing(
+    client, manager, study, flagged_by_kind, posted, message
+):
+    client.force_login(manager)
+    open_flags = QualityFlag.objects.filter(resolved_at__isnull=True).count()
+
+    response = client.post(f"/staff/studies/{study.slug}/flags/decide/", posted, follow=True)
+
+    assert message in response.content.decode()
+    assert QualityFlag.objects.filter(resolved_at__isnull=True).count() == open_flags
+    assert not Judgment.objects.filter(excluded=True).exists()

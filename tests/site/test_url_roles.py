@@ -107,6 +107,7 @@ ROLE_OF = {
     "staff-study-caps": MANAGER,
     "staff-study-status": MANAGER,
     "staff-judgment-decide": MANAGER,
+    "staff-flags-decide": MANAGER,
     "staff-assignment": MANAGER,
     "staff-membership-add": MANAGER,
     "staff-membership-change": MANAGER,

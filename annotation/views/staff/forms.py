@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from common.parsing import whole_numbers
 from common.typing import StrOrPromise
 
-from ...models import AuditAction, ProfileStatus, Qualification, QualificationStatus
+from ...models import AuditAction, FlagKind, ProfileStatus, Qualification, QualificationStatus
 
 ANY: list[tuple[str, StrOrPromise]] = [("", "")]
 
@@ -112,6 +112,16 @@ class StudyStatusForm(forms.Form):
 
 
 class JudgmentDecisionForm(forms.Form):
+    decision = _choice(
+        [("exclude", "exclude"), ("include", "include")], _("Choose keep or exclude.")
+    )
+    reason = _text()
+
+
+class FlaggedDecisionForm(forms.Form):
+    """Every judgment with a flag of one kind, kept or excluded at once."""
+
+    kind = _choice(list[tuple[str, StrOrPromise]](FlagKind.choices), _("Choose a kind of flag."))
     decision = _choice(
         [("exclude", "exclude"), ("include", "include")], _("Choose keep or exclude.")
     )

@@ -6,6 +6,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from common.forms import attempt, submit
@@ -14,8 +15,8 @@ from common.sections import sections_of
 from common.typing import AuthenticatedRequest
 
 from ... import selectors, services
-from ...models import Judgment, Study, StudyStatus
-from .forms import JudgmentDecisionForm, StudyCapsForm, StudyStatusForm
+from ...models import FlagKind, Judgment, Study, StudyStatus
+from .forms import FlaggedDecisionForm, JudgmentDecisionForm, StudyCapsForm, StudyStatusForm
 
 
 @study_manager_required
@@ -35,6 +36,7 @@ def _dashboard_context(study: Study) -> dict[str, Any]:
         "open_leases": selectors.open_leases(study),
         "flagged": selectors.flagged_judgments(study),
         "flagged_count": selectors.flagged_count(study),
+        "flagged_kinds": selectors.flagged_kinds(study),
         "flagged_annotators": selectors.flagged_annotators(study),
         "statuses": StudyStatus.choices,
     }
@@ -112,4 +114,37 @@ def _decide(request: AuthenticatedRequest, judgment: Judgment, data: dict[str, A
         decided_by=request.user,
         reason=data["reason"],
         excluded=data["decision"] == "exclude",
+    )
+
+
+@study_manager_required
+@require_POST
+def flagged_decide(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    """Keep or exclude every judgment with an open flag of one kind; the reason is
+    required."""
+    study = get_object_or_404(Study, slug=slug)
+    labels = dict(FlagKind.choices)
+
+    def decide(data: dict[str, Any]) -> int:
+        return services.flagged_judgments_decide(
+            study=study,
+            kind=data["kind"],
+            decided_by=request.user,
+            reason=data["reason"],
+            excluded=data["decision"] == "exclude",
+        )
+
+    return submit(
+        request,
+        FlaggedDecisionForm(request.POST),
+        decide,
+        success=lambda decided: (
+            ngettext(
+                "%(n)d judgment flagged “%(kind)s”: decision recorded.",
+                "%(n)d judgments flagged “%(kind)s”: decision recorded.",
+                decided,
+            )
+            % {"n": decided, "kind": labels.get(request.POST.get("kind", ""), "")}
+        ),
+        then=reverse("staff-study", args=[study.slug]) + "#flagged",
     )
