@@ -133,6 +133,23 @@ def test_a_study_manager_excludes_a_flagged_judgment_in_the_chinese_ui(
     assert not Judgment.objects.filter(item__study=ready_study, excluded=False).exists()
 
 
+def test_a_flagged_judgments_ratings_show_every_metric_at_desktop_width(
+    live_server, new_page, manager, ready_study, luffy
+):
+    """Nine metric columns with English names: none behind a sideways scroll at 1280 px."""
+    alice = approved_annotator("alice@example.com", [luffy])
+    judgment = submit(alice, lease_pair(alice))
+    page = new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url, "manager@example.com")
+
+    page.goto(f"{live_server.url}/staff/studies/{ready_study.slug}/")
+    table = page.get_by_test_id(f"ratings-{judgment.pk}")
+
+    assert "Emotional value" in table.inner_text()
+    width, room = table.evaluate("t => [t.scrollWidth, t.parentElement.clientWidth]")
+    assert width <= room
+
+
 PAGES = [
     "/staff/",
     "/staff/screening/",
