@@ -12,6 +12,7 @@ from dialogues.selectors import source_shown_name
 
 from ..models import (
     AnnotatorProfile,
+    AuditAction,
     AuditEvent,
     Judgment,
     PairingDesign,
@@ -125,12 +126,23 @@ def audit_changes_shown(events) -> None:
     }
     states = {value: str(label) for choices in STATES for value, label in choices.choices}
     for event in events:
-        event.before_shown = _shown(event.before, names, states)
-        event.after_shown = _shown(event.after, names, states)
+        event.before_shown = _shown(event.before, names, states, event.action)
+        event.after_shown = _shown(event.after, names, states, event.action)
 
 
-def _shown(change, names, states) -> list[tuple[str, object]]:
-    return [(key, _value_shown(key, value, names, states)) for key, value in (change or {}).items()]
+# A membership with no characters chosen rates every character the annotator is approved
+# for (`StudyMembership.characters`): its empty list is not "none".
+MEMBERSHIP_ACTIONS = (AuditAction.MEMBERSHIP_ADD, AuditAction.MEMBERSHIP_REMOVE)
+
+
+def _shown(change, names, states, action="") -> list[tuple[str, object]]:
+    shown = []
+    for key, value in (change or {}).items():
+        if key == "characters" and value == [] and action in MEMBERSHIP_ACTIONS:
+            shown.append((key, gettext("all approved")))
+        else:
+            shown.append((key, _value_shown(key, value, names, states)))
+    return shown
 
 
 def _value_shown(key, value, names, states):

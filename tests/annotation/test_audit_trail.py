@@ -210,3 +210,19 @@ def test_a_count_recorded_under_characters_is_shown_as_a_count(client, manager, 
 
     assert re.search(rf"<code>characters</code>\s*{luffy.pk}<", html)
     assert luffy.name_zh not in html
+
+
+def test_a_membership_with_no_characters_chosen_reads_as_all_approved(
+    client, manager, study, alice, settings
+):
+    from annotation import services
+
+    services.membership_add(study=study, annotator=alice, actor=manager)
+    client.force_login(manager)
+
+    english = client.get("/staff/audit/").content.decode()
+    settings.LANGUAGE_CODE = "zh-hans"
+    chinese = client.get("/staff/audit/").content.decode()
+
+    assert re.search(r"<code>characters</code>\s*all approved<", english)
+    assert "全部已批准角色" in chinese
