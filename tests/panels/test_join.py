@@ -140,8 +140,9 @@ def test_someone_resuming_gets_in_even_when_the_study_is_paused_or_full(client, 
     assert Participant.objects.count() == 1
 
 
-def test_a_generic_panel_reads_its_own_id_parameter(client, study):
-    panel = services.panel_configure(
+def generic_panel(study, *, is_open):
+    """`study` on a panel other than Prolific (WJX, Credamo), whose id comes as `uid`."""
+    return services.panel_configure(
         study=study,
         actor=None,
         provider="generic",
@@ -150,8 +151,12 @@ def test_a_generic_panel_reads_its_own_id_parameter(client, study):
         completion_code="DONE",
         screen_out_code="OUT",
         items_per_participant=5,
-        is_open=True,
+        is_open=is_open,
     )
+
+
+def test_a_generic_panel_reads_its_own_id_parameter(client, study):
+    panel = generic_panel(study, is_open=True)
 
     response = client.get(join_url(study.slug, uid="wjx-778899", PROLIFIC_PID=PROLIFIC_PID))
 
@@ -244,17 +249,7 @@ def test_a_full_study_turns_newcomers_away_and_creates_nothing(client, panel):
 
 def test_a_paused_study_on_another_panel_names_no_prolific_button(client, study, settings):
     settings.LANGUAGE_CODE = "zh-hans"
-    services.panel_configure(
-        study=study,
-        actor=None,
-        provider="generic",
-        id_parameter="uid",
-        completion_url_template="https://panel.example/back?c={code}",
-        completion_code="DONE",
-        screen_out_code="OUT",
-        items_per_participant=5,
-        is_open=False,
-    )
+    generic_panel(study, is_open=False)
 
     page = client.get(join_url(study.slug, uid="wjx-778899")).content.decode()
 

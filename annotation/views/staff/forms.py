@@ -4,7 +4,7 @@ Filters never refuse: a value that does not validate (a hand-edited URL) falls b
 filter's default and the page still shows. Posts do refuse: the first field that does not
 validate says why, and nothing is changed."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django import forms
@@ -31,7 +31,7 @@ class WholeNumbersField(forms.Field):
 
 
 def _choice(
-    choices: list[tuple[str, StrOrPromise]], message: StrOrPromise | None = None, **kwargs: Any
+    choices: Sequence[tuple[str, StrOrPromise]], message: StrOrPromise | None = None, **kwargs: Any
 ) -> forms.ChoiceField:
     errors = {"required": message, "invalid_choice": message} if message else None
     return forms.ChoiceField(choices=choices, error_messages=errors, **kwargs)
@@ -121,7 +121,7 @@ class JudgmentDecisionForm(forms.Form):
 class FlaggedDecisionForm(forms.Form):
     """Every judgment with a flag of one kind, kept or excluded at once."""
 
-    kind = _choice(list[tuple[str, StrOrPromise]](FlagKind.choices), _("Choose a kind of flag."))
+    kind = _choice(FlagKind.choices, _("Choose a kind of flag."))
     decision = _choice(
         [("exclude", "exclude"), ("include", "include")], _("Choose keep or exclude.")
     )
