@@ -52,7 +52,7 @@ def main():
     request.user = lease.annotator
     get_token(request)
     context = {
-        "progress": selectors.progress_of(lease.annotator),
+        "progress": selectors.progress_of(lease.annotator, study_id=lease.item.study_id),
         "error": None,
         "notice": None,
         "posted": {},

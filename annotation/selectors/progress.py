@@ -20,6 +20,9 @@ class Progress:
     today: int
     remaining: int
     break_due: bool
+    # Skips the annotator has left in the study of the item shown: None where the study
+    # sets no limit (every annotator recruited on the site; see `StudyMembership`).
+    skips_left: int | None = None
 
     @property
     def total(self) -> int:
@@ -30,10 +33,12 @@ class Progress:
         return round(100 * self.done / self.total) if self.total else 100
 
 
-def progress_of(user) -> Progress:
+def progress_of(user, *, study_id: int | None = None) -> Progress:
     """Shown on every rating page: one written statement (see `annotation.sql`) of one row,
     however many judgments the annotator gave today: the counts, and today's sitting as
-    the break rule reads it, with the rule of the study last rated.
+    the break rule reads it, with the rule of the study last rated; and, for the study of
+    the item shown (`study_id`), the skips left where the membership limits them (the
+    skipped leases are counted only then: a panel participant's handful).
 
     What is left is the live leases plus the estimate of what the annotator may still
     take, and every item taken (leased, whatever came of it) leaves the estimate: so the
@@ -44,7 +49,17 @@ def progress_of(user) -> Progress:
     since_previous = sql.milliseconds_between(
         "submitted_at", "LAG(submitted_at) OVER (ORDER BY submitted_at)"
     )
-    done, leased, taken, today, last_at, started_at, every_items, every_minutes = sql.one_row(
+    (
+        done,
+        leased,
+        taken,
+        today,
+        last_at,
+        started_at,
+        every_items,
+        every_minutes,
+        skips_left,
+    ) = sql.one_row(
         "SELECT"
         " (SELECT COUNT(*) FROM annotation_judgment j"
         "  WHERE j.annotator_id = %s"
@@ -54,7 +69,8 @@ def progress_of(user) -> Progress:
         f"  WHERE a.annotator_id = %s AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
         "  AND a.expires_at > %s),"
         " (SELECT COUNT(*) FROM annotation_assignment a WHERE a.annotator_id = %s),"
-        " d.today, d.last_at, d.started_at, last.break_every_items, last.break_every_minutes"
+        " d.today, d.last_at, d.started_at, last.break_every_items, last.break_every_minutes,"
+        " skips.skips_left"
         # A sitting starts at the judgment given more than SESSION_GAP after the one before.
         " FROM (SELECT COUNT(*) AS today, MAX(submitted_at) AS last_at,"
         "  MAX(CASE WHEN gap IS NULL OR gap > %s THEN submitted_at END) AS started_at"
@@ -63,7 +79,15 @@ def progress_of(user) -> Progress:
         " LEFT JOIN (SELECT s.break_every_items, s.break_every_minutes"
         "  FROM annotation_judgment j JOIN annotation_study s ON s.id = j.study_id"
         "  WHERE j.annotator_id = %s AND j.submitted_at >= %s"
-        "  ORDER BY j.submitted_at DESC LIMIT 1) last ON 1 = 1",
+        "  ORDER BY j.submitted_at DESC LIMIT 1) last ON 1 = 1"
+        # No membership (or no study shown): no row, so NULL, as for no limit.
+        " LEFT JOIN (SELECT CASE WHEN m.skips_allowed IS NULL THEN NULL"
+        "  ELSE m.skips_allowed - (SELECT COUNT(*) FROM annotation_assignment a"
+        "   JOIN annotation_item i ON i.id = a.item_id"
+        f"   WHERE a.annotator_id = %s AND a.state = {sql.literal(AssignmentState.SKIPPED)}"
+        "   AND i.study_id = m.study_id) END AS skips_left"
+        "  FROM annotation_studymembership m WHERE m.study_id = %s AND m.annotator_id = %s)"
+        " skips ON 1 = 1",
         [
             user.pk,
             user.pk,
@@ -74,6 +98,9 @@ def progress_of(user) -> Progress:
             sql.db_moment(start_of_day),
             user.pk,
             sql.db_moment(start_of_day),
+            user.pk,
+            study_id,
+            user.pk,
         ],
     )
     sitting = Sitting(
@@ -85,7 +112,11 @@ def progress_of(user) -> Progress:
     )
     remaining = _items_left(user, taken) + leased
     return Progress(
-        done=done, today=today, remaining=remaining, break_due=is_break_due_in(sitting, now)
+        done=done,
+        today=today,
+        remaining=remaining,
+        break_due=is_break_due_in(sitting, now),
+        skips_left=None if skips_left is None else max(0, skips_left),
     )
 
 

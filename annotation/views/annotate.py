@@ -49,8 +49,9 @@ def _render(
     status: int = 200,
     notice: str | None = None,
 ) -> HttpResponse:
+    study_id = assignment.item.study_id if assignment is not None else None
     context: dict[str, Any] = {
-        "progress": selectors.progress_of(request.user),
+        "progress": selectors.progress_of(request.user, study_id=study_id),
         "error": error,
         "notice": notice,
         "posted": posted or {},

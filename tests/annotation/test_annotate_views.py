@@ -299,6 +299,34 @@ def test_a_skip_beyond_the_members_allowance_is_refused_and_the_item_stays(
     assert Assignment.objects.filter(annotator=alice, state="skipped").count() == allowed
 
 
+def test_the_rating_page_counts_down_the_skips_and_drops_the_skip_once_none_are_left(
+    client, alice, study
+):
+    services.membership_add(study=study, annotator=alice, actor=None, skips_allowed=2)
+    client.force_login(alice)
+    pages = []
+    for _ in range(3):
+        lease = services.assignment_next(user=alice)
+        pages.append(client.get(f"/annotate/{lease.token}/").content.decode())
+        client.post(f"/annotate/{lease.token}/skip/", {"reason": "distressing"})
+
+    assert "Skip this item (2 skips left)" in pages[0]
+    assert "Skip this item (1 skip left)" in pages[1]
+    assert "/skip/" not in pages[2]
+    assert "No skips are left to you in this study: please rate this item." in pages[2]
+
+
+def test_an_annotator_without_a_skip_limit_sees_the_skip_without_a_count(client, alice, study):
+    services.membership_add(study=study, annotator=alice, actor=None)
+    client.force_login(alice)
+    lease = services.assignment_next(user=alice)
+
+    page = client.get(f"/annotate/{lease.token}/").content.decode()
+
+    assert "Skip this item</summary>" in page and "skips left" not in page
+    assert f"/annotate/{lease.token}/skip/" in page
+
+
 def test_a_skip_without_htmx_says_so_on_the_next_page(client, alice):
     lease = lease_pair(alice)
     client.force_login(alice)
