@@ -214,3 +214,23 @@ def annotators_for(study: Study) -> int:
     from .selectors import study_capacity
 
     return max((row.needed for row in study_capacity(study)), default=3)
+
+
+def simulated_workloads(study: Study) -> list[int]:
+    """Judgments per simulated annotator in `study`, most first."""
+    from django.db.models import Count
+
+    counts = (
+        Judgment.objects.filter(item__study=study, simulated=True)
+        .values("annotator")
+        .annotate(made=Count("id"))
+        .values_list("made", flat=True)
+    )
+    return sorted(counts, reverse=True)
+
+
+def effective_number(workloads: list[int]) -> float:
+    """Kish's effective number of annotators: as many as would give the same precision
+    with even workloads."""
+    total = sum(workloads)
+    return total**2 / sum(w * w for w in workloads) if total else 0.0

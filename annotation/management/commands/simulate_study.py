@@ -2,7 +2,12 @@ from django.core.management.base import CommandError
 
 from annotation import services
 from annotation.models import Study
-from annotation.simulation import annotators_for, simulate_study
+from annotation.simulation import (
+    annotators_for,
+    effective_number,
+    simulate_study,
+    simulated_workloads,
+)
 from common import commands
 from dialogues.models import Source
 
@@ -40,3 +45,24 @@ class Command(commands.Command):
         slugs = dict(Source.objects.values_list("pk", "slug"))
         self.stdout.write(f"{made} simulated judgments from {count} annotators in {target.slug}.")
         self.stdout.write("True ranking: " + " > ".join(slugs[s] for s in truth.ranking()))
+        self._say_workloads(target, count, workload_sd)
+
+    def _say_workloads(self, study: Study, count: int, workload_sd: float) -> None:
+        workloads = simulated_workloads(study)
+        if not workloads:
+            return
+        effective = effective_number(workloads)
+        self.stdout.write(
+            f"Workloads: {workloads[-1]} to {workloads[0]} judgments per annotator "
+            f"(effective number of annotators {effective:.1f} of the {len(workloads)} who rated)."
+        )
+        # Nobody rates an answer twice, so each annotator can take only so much: with just
+        # the annotators the design needs, every one of them takes all they may, whatever
+        # their weight, and a skew asked for does not show.
+        if workload_sd > 0 and effective > 0.95 * len(workloads):
+            self.stderr.write(
+                f"The workloads came out nearly even although --workload-sd {workload_sd:g} "
+                "asked for a skewed crowd: with this few annotators each one rates all "
+                "they may. Give more --annotators (the design needs "
+                f"{annotators_for(study)}) for a few to do most of the work."
+            )
