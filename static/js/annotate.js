@@ -31,6 +31,13 @@
     return groups(form).find(function (g) { return !isAnswered(g); }) || null;
   }
 
+  // Said in words as well as shown in red, so that a screen reader announces it; empty
+  // again once every row is rated.
+  function noteMissing(form, missing) {
+    var note = form.querySelector(".missing-note");
+    if (note) { note.textContent = missing ? note.dataset.message : ""; }
+  }
+
   // Drafts live in this browser only, keyed by the opaque item token.
   function draftKey(form) { return "chatanime-draft:" + form.dataset.draftKey; }
 
@@ -75,6 +82,7 @@
 
     form.addEventListener("change", function (event) {
       saveDraft(form);
+      if (!firstUnanswered(form)) { noteMissing(form, null); }
       var group = event.target.closest("[data-group]");
       if (group) { setActive(form, group, true); }
     });
@@ -111,6 +119,7 @@
     event.preventDefault();
     var missing = firstUnanswered(form);
     if (missing) { form.classList.add("show-missing"); }
+    noteMissing(form, missing);
     form.querySelector("button[type=submit]").focus();
   }
   document.addEventListener("click", jumpToSubmit);
@@ -169,6 +178,9 @@
       if (missing) {
         setActive(form, missing, true);
         form.classList.add("show-missing");
+        noteMissing(form, missing);
+        // The row itself takes the focus: a screen reader names it, and digits rate it.
+        (missing.querySelector("input") || missing).focus({ preventScroll: true });
       } else {
         form.requestSubmit();
       }

@@ -79,3 +79,28 @@ def test_arrow_up_from_submit_and_a_digit_correct_a_rated_row(
     judgment = Judgment.objects.get(assignment=lease)
     assert judgment.ratings.filter(value=2).count() == 1
     assert problems(page) == []
+
+
+def test_enter_with_rows_left_says_so_in_words_and_moves_to_the_first(live_server, new_page, rater):
+    """A red border alone reaches no screen reader: Enter with rows left fills a status
+    line and puts the focus on the first row left, which a digit then rates."""
+    lease = lease_pair(rater)
+    page = open_as(new_page, live_server, rater, f"/annotate/{lease.token}/")
+    form = ready_form(page)
+    note = page.get_by_test_id("missing-note")
+    assert note.get_attribute("role") == "status" and note.inner_text() == ""
+    page.focus("form.rating-form fieldset.scale input")
+    page.keyboard.press("4")  # the first row only
+
+    page.keyboard.press("Enter")
+
+    assert note.inner_text() == ("Not every row is rated yet: the first one left is highlighted.")
+    second = form.locator("fieldset.scale").nth(1)
+    assert second.evaluate("g => g.contains(document.activeElement)")
+    assert not Judgment.objects.exists()
+    rate_with_digits(page)
+    assert note.inner_text() == ""
+    page.keyboard.press("Enter")
+    wait_for_other_item(page, lease.token)
+    assert Judgment.objects.filter(assignment=lease).count() == 1
+    assert problems(page) == []
