@@ -118,9 +118,17 @@ def characters_with_quiz_ids() -> set[int]:
 
 @transaction.atomic
 def quiz_submit(
-    *, user, character: Character, choices: dict[int, int], roleplay_sample: str = ""
+    *,
+    user,
+    character: Character,
+    choices: dict[int, int],
+    roleplay_sample: str = "",
+    attempt: int | None = None,
 ) -> Qualification:
-    """Score a quiz attempt. `choices` maps question id to the chosen index."""
+    """Score a quiz attempt. `choices` maps question id to the chosen index. `attempt`,
+    the number of attempts made when the quiz was shown (the form says it): answers to
+    an attempt already scored (a double click, a second tab) are refused rather than
+    scored again, which could spend the last attempt on the questions of the first."""
     qualification = (
         Qualification.objects.select_for_update()
         .filter(profile__user=user, character=character)
@@ -131,6 +139,11 @@ def quiz_submit(
     if qualification.status not in (QualificationStatus.CLAIMED, QualificationStatus.FAILED):
         raise AnnotationError(
             "quiz_done", _("You have already passed the quiz for this character.")
+        )
+    if attempt is not None and attempt != qualification.quiz_attempts:
+        raise AnnotationError(
+            "quiz_already_sent",
+            _("These answers were already sent and scored; your result is below."),
         )
     if qualification.quiz_attempts >= MAX_QUIZ_ATTEMPTS:
         raise AnnotationError(

@@ -107,8 +107,13 @@ def quiz(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
                 character=character,
                 choices=choices,
                 roleplay_sample=request.POST.get("roleplay_sample", ""),
+                attempt=whole_number(request.POST.get("attempt", "")),
             )
         except services.AnnotationError as refusal:
+            if refusal.code == "quiz_already_sent":
+                # Sent twice: the first one counted, and its result is on the hub.
+                messages.info(request, refusal.message)
+                return redirect("screening")
             messages.error(request, refusal.message)
             context["posted"] = request.POST
             return render(request, "annotation/quiz.html", context, status=422)
