@@ -94,7 +94,7 @@ def test_enter_with_rows_left_says_so_in_words_and_moves_to_the_first(live_serve
 
     page.keyboard.press("Enter")
 
-    assert note.inner_text() == ("Not every row is rated yet: the first one left is highlighted.")
+    assert note.inner_text() == ("Not every row is rated yet: the rows left are outlined in red.")
     second = form.locator("fieldset.scale").nth(1)
     assert second.evaluate("g => g.contains(document.activeElement)")
     assert not Judgment.objects.exists()
@@ -104,3 +104,24 @@ def test_enter_with_rows_left_says_so_in_words_and_moves_to_the_first(live_serve
     wait_for_other_item(page, lease.token)
     assert Judgment.objects.filter(assignment=lease).count() == 1
     assert problems(page) == []
+
+
+def test_a_preference_left_unrated_is_outlined_in_red_like_the_scales(live_server, new_page, rater):
+    lease = lease_pair(rater)
+    page = open_as(new_page, live_server, rater, f"/annotate/{lease.token}/")
+    form = ready_form(page)
+    page.focus("form.rating-form fieldset.scale input")
+    for _ in range(form.locator("fieldset.scale").count()):
+        page.keyboard.press("4")  # every scale, not the preference
+
+    page.keyboard.press("Enter")
+
+    preference = form.locator("fieldset.choice").first
+    assert preference.evaluate("g => g.contains(document.activeElement)")
+    red = "rgb(207, 34, 46)"
+    assert preference.evaluate("g => getComputedStyle(g).borderTopColor") == red
+    assert (
+        form.locator("fieldset.scale").first.evaluate("g => getComputedStyle(g).borderTopColor")
+        != red
+    )
+    assert not Judgment.objects.exists()
