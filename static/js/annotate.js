@@ -69,6 +69,11 @@
     });
   }
 
+  function noteSendFailed(form, failed) {
+    var note = form.querySelector(".send-failed");
+    if (note) { note.textContent = failed ? note.dataset.message : ""; }
+  }
+
   function clearDraft(form) {
     try { localStorage.removeItem(draftKey(form)); } catch (e) { /* ignore */ }
   }
@@ -91,9 +96,19 @@
       var group = event.target.closest("[data-group]");
       if (group) { setActive(form, group); }
     });
-    // The server echoes the posted values when it refuses a submission, so the draft
-    // is not needed once the form has been sent.
-    form.addEventListener("submit", function () { clearDraft(form); });
+    // The draft goes only once the server has said what became of the rating: saved
+    // (2xx) or the item gone (409). A send that never arrived (a dropped connection on a
+    // phone) or failed keeps it, so a reload brings every rating back, and says so.
+    form.addEventListener("submit", function () { noteSendFailed(form, false); });
+    form.addEventListener("htmx:afterRequest", function (event) {
+      if (event.detail.elt !== form) { return; }
+      var status = event.detail.xhr ? event.detail.xhr.status : 0;
+      if ((status >= 200 && status < 300) || status === 409) {
+        clearDraft(form);
+      } else if (status !== 422 && status !== 503) {
+        noteSendFailed(form, true);
+      }
+    });
     form.addEventListener("click", function (event) {
       var group = event.target.closest("[data-group]");
       if (group) { setActive(form, group); }
