@@ -40,6 +40,17 @@
     },
     true,
   );
+  // The language switch goes back to the page as it is now: htmx changes the address as
+  // it swaps in the next rating item, after the switch's return address was written.
+  document.addEventListener(
+    "submit",
+    (event) => {
+      const form = event.target;
+      const next = form.matches && form.matches("form.lang") && form.querySelector("input[name=next]");
+      if (next) next.value = location.pathname + location.search;
+    },
+    true,
+  );
   ["input", "change"].forEach((kind) =>
     document.addEventListener(kind, (event) => event.target.setCustomValidity && clear(event.target), true),
   );
