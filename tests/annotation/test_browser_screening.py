@@ -103,3 +103,19 @@ def test_a_fan_of_a_formerly_quizless_character_qualifies_and_rates(
     rate_current_item_with_the_keyboard(page)
     judgment = Judgment.objects.get(annotator__email="fan@example.com")
     assert judgment.item.character == gojo
+
+
+def test_on_a_phone_every_quiz_choice_is_a_44_px_target(live_server, new_page, gojo_study):
+    fan = UserFactory(email="phone-fan@example.com", password=PASSWORD)
+    services.consent_give(user=fan)
+    services.characters_claim(user=fan, characters=[gojo_study])
+    page = new_page(viewport={"width": 390, "height": 844})
+    log_in(page, live_server.url, "phone-fan@example.com")
+
+    page.goto(f"{live_server.url}/screening/quiz/{gojo_study.pk}/")
+
+    choices = page.locator(".quiz-question label")
+    assert choices.count() >= 10
+    for index in range(choices.count()):
+        box = choices.nth(index).bounding_box()
+        assert box["height"] >= 44 and box["width"] >= 300, index
