@@ -119,3 +119,19 @@ def test_on_a_phone_every_quiz_choice_is_a_44_px_target(live_server, new_page, g
     for index in range(choices.count()):
         box = choices.nth(index).bounding_box()
         assert box["height"] >= 44 and box["width"] >= 300, index
+
+
+def test_on_a_phone_every_character_to_choose_is_a_44_px_target(live_server, new_page, gojo_study):
+    fan = UserFactory(email="phone-fan@example.com", password=PASSWORD)
+    services.consent_give(user=fan)
+    page = new_page(viewport={"width": 390, "height": 844})
+    log_in(page, live_server.url, "phone-fan@example.com")
+
+    page.goto(f"{live_server.url}/screening/characters/")
+
+    choices = page.locator(".character-list label")
+    assert choices.count() >= 2
+    for index in range(choices.count()):
+        assert choices.nth(index).bounding_box()["height"] >= 44, index
+    box = page.locator(".character-list input[type=checkbox]").first.bounding_box()
+    assert box["width"] >= 20 and box["height"] >= 20
