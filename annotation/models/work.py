@@ -5,10 +5,10 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.template.defaultfilters import floatformat
-from django.utils.formats import number_format
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from common.text import rounded_number
 from dialogues.models import Answer, Source
 
 from .common import new_token
@@ -328,7 +328,7 @@ def describe_flag(kind: str, figures: dict) -> str:
             return gettext(
                 "%(seconds)s s on the item, below the study's minimum of %(minimum)s s"
             ) % {
-                "seconds": number_format(figures["seconds"], 1),
+                "seconds": rounded_number(figures["seconds"], 1),
                 # A whole number of seconds reads "15", not "15.0".
                 "minimum": floatformat(figures["minimum"], -1),
             }
@@ -338,7 +338,7 @@ def describe_flag(kind: str, figures: dict) -> str:
                 "mean distance %(distance)s from the other annotators over %(count)d rating",
                 "mean distance %(distance)s from the other annotators over %(count)d ratings",
                 count,
-            ) % {"distance": number_format(figures["distance"], 2), "count": count}
+            ) % {"distance": rounded_number(figures["distance"], 2), "count": count}
     except (KeyError, TypeError, ValueError):
         pass
     # Flags written before figures were kept carry their original English wording.

@@ -3,9 +3,10 @@ humans, each a number with its interval or "not enough data"."""
 
 from dataclasses import dataclass
 
-from django.utils.formats import number_format
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+
+from common.text import rounded_number
 
 from ..methods import judge_methods_text
 from ..models import JudgeRun
@@ -15,10 +16,12 @@ from .runs import metrics_of_pairs, run_progress, runs_of_study
 def _shown(figure: dict | None, key: str = "rate") -> str:
     if not figure or figure.get(key) is None:
         return _("not enough data")
-    point = number_format(figure[key], 2)
+    point = rounded_number(figure[key], 2)
     if figure.get("ci_low") is None:
         return _("%(point)s (no interval: not enough data)") % {"point": point}
-    return f"{point} [{number_format(figure['ci_low'], 2)}, {number_format(figure['ci_high'], 2)}]"
+    return (
+        f"{point} [{rounded_number(figure['ci_low'], 2)}, {rounded_number(figure['ci_high'], 2)}]"
+    )
 
 
 @dataclass(frozen=True)

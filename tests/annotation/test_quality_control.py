@@ -6,6 +6,7 @@ from annotation import services
 from annotation.models import (
     AnnotatorProfile,
     Assignment,
+    FlagKind,
     ItemKind,
     Judgment,
     JudgmentDecision,
@@ -13,6 +14,7 @@ from annotation.models import (
     Rating,
     Study,
 )
+from annotation.models.work import describe_flag
 from annotation.services.quality import gold_failures, is_straight_lined
 from annotation.stats.annotators import agreement_deviations
 from tests.builders import UserFactory, approved_annotator, lease_pair, make_study
@@ -184,3 +186,12 @@ def test_an_exclusion_needs_a_reason(strict_study, alice):
 
     judgment.refresh_from_db()
     assert not judgment.excluded and not JudgmentDecision.objects.exists()
+
+
+def test_a_flags_figures_are_rounded_not_cut():
+    # 4.96 s is "5.0 s", not "4.9 s", and a distance of 2.756 is "2.76", not "2.75".
+    fast = describe_flag(FlagKind.TOO_FAST, {"seconds": 4.96, "minimum": 10})
+    distant = describe_flag(FlagKind.LOW_AGREEMENT, {"distance": 2.756, "ratings": 72})
+
+    assert fast == "5.0 s on the item, below the study's minimum of 10 s"
+    assert distant == "mean distance 2.76 from the other annotators over 72 ratings"

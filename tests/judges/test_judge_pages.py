@@ -7,7 +7,6 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
-from django.utils.formats import number_format
 from django.utils.html import escape
 
 from annotation import services as annotation_services
@@ -36,14 +35,14 @@ def test_the_results_page_shows_the_judge_beside_the_humans(
     assert 'data-testid="judges-section"' in page and run.label in page
     assert 'data-testid="judge-no-humans"' not in page
     left = figures["biases"]["position"]["judge"]
-    shown = [number_format(left[key], 2) for key in ("rate", "ci_low", "ci_high")]
+    shown = [f"{left[key]:.2f}" for key in ("rate", "ci_low", "ci_high")]
     assert "<td>Left answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
     humans_alpha = figures["agreement"]["fluency"]["alpha"]["humans"]["alpha"]
-    assert f"<td>Fluency</td><td>{number_format(humans_alpha, 2)} [" in page
+    assert f"<td>Fluency</td><td>{humans_alpha:.2f} [" in page
     style = figures["style"]["rows"][0]
     assert 'data-testid="judge-style"' in page
     assert (
-        f"<td>{style['source']}</td><td>Fluency</td><td>{number_format(style['humans']['difference'], 2)} ["
+        f"<td>{style['source']}</td><td>Fluency</td><td>{style['humans']['difference']:.2f} ["
         in page
     )
     assert 'id="judges"' in page
@@ -106,7 +105,7 @@ def test_aggregate_json_the_judge_report_and_the_page_agree(
     client.force_login(researcher)
     page = client.get(reverse("results-study", args=[study.slug])).content.decode()
     longer = judges["figures"]["biases"]["length"]["judge_longer_preferred"]
-    shown = [number_format(longer[key], 2) for key in ("rate", "ci_low", "ci_high")]
+    shown = [f"{longer[key]:.2f}" for key in ("rate", "ci_low", "ci_high")]
     assert "<td>Longer answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
     # The stored results document stays the humans' alone.
     assert "judges" not in StudyResults.objects.get(study=study).payload

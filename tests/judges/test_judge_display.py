@@ -1,0 +1,38 @@
+"""The judge figures as the results page writes them: rounded as `judge_report` prints
+them, never cut (an interval's bounds read where they are)."""
+
+from judges.selectors.display import alpha_lines, style_lines
+
+
+def test_a_judge_alpha_and_its_interval_are_rounded_as_the_command_prints_them():
+    figures = {
+        "agreement": {
+            "fluency": {
+                "alpha": {
+                    "humans": {"alpha": 0.528846, "ci_low": 0.3227, "ci_high": 0.8058},
+                    "with_judge": {"alpha": 0.409023, "ci_low": -0.643356, "ci_high": 0.999},
+                }
+            }
+        }
+    }
+
+    [line] = alpha_lines(figures, {"fluency": "Fluency"})
+
+    assert line.humans == "0.53 [0.32, 0.81]"
+    assert line.with_judge == "0.41 [-0.64, 1.00]"
+
+
+def test_a_judge_style_difference_is_rounded():
+    humans = {"difference": 1.996, "ci_low": 1.405, "ci_high": 2.597}
+    judge = {"difference": 0.126, "ci_low": None, "adjusted": -0.337}
+    figures = {
+        "style": {
+            "rows": [{"source": "kumo-7b", "metric": "fluency", "humans": humans, "judge": judge}]
+        }
+    }
+
+    [line] = style_lines(figures, {"fluency": "Fluency"})
+
+    assert line.humans == "2.00 [1.41, 2.60]"
+    assert line.judge == "0.13 (no interval: not enough data)"
+    assert line.judge_adjusted == "-0.34 (no interval: not enough data)"
