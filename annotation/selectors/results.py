@@ -9,6 +9,7 @@ from dialogues.selectors import source_shown_name
 from ..models import (
     ExportJob,
     Metric,
+    localized,
 )
 from ..results.schema import ResultsSchemaError, read_document
 
@@ -256,6 +257,7 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
             }
             for slug in order
         ],
+        "axisLabel": localized("平均评分（1–5）", "Mean rating (1–5)"),
         "ciLabel": _dimension_chart_caption(
             board.get(slug, {}).get(key, {}) for slug in order for key in dimension_keys
         ),
@@ -267,8 +269,6 @@ def _dimension_chart_caption(figures) -> str:
     """The bar chart's caption: what its whiskers are, or, when no bar has an interval (too
     few annotators or cells), that none could be drawn, so that it never names whiskers
     the reader cannot find."""
-    from ..models import localized
-
     if any(figure.get("ci_low") is not None for figure in figures):
         return localized("须线：95% 置信区间", "Whiskers: 95% CI")
     return localized("数据不足，未画置信区间", "Not enough data for confidence intervals")

@@ -4,33 +4,50 @@
   var palette = ["#c2185b", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#bcbd22", "#7f7f7f", "#e377c2", "#393b79"];
   var charts = [];
 
-  // Draws the confidence interval of each bar as a whisker.
+  // Draws the confidence interval of each bar as a whisker, across the value axis
+  // (vertical bars: up and down; horizontal bars: left and right).
   var whiskers = {
     id: "whiskers",
     afterDatasetsDraw: function (chart) {
       var ctx = chart.ctx;
+      var horizontal = chart.options.indexAxis === "y";
+      var scale = horizontal ? chart.scales.x : chart.scales.y;
       chart.data.datasets.forEach(function (dataset, i) {
         var meta = chart.getDatasetMeta(i);
         if (!dataset.intervals || meta.hidden) { return; }
         meta.data.forEach(function (bar, j) {
           var interval = dataset.intervals[j];
           if (!interval || interval[0] == null) { return; }
-          var y = chart.scales.y;
-          var top = y.getPixelForValue(interval[1]);
-          var bottom = y.getPixelForValue(interval[0]);
+          var low = scale.getPixelForValue(interval[0]);
+          var high = scale.getPixelForValue(interval[1]);
+          var tick = Math.min(4, (horizontal ? bar.height : bar.width) / 2 || 4);
           ctx.save();
           ctx.strokeStyle = "#1f2328";
           ctx.lineWidth = 1.5;
           ctx.beginPath();
-          ctx.moveTo(bar.x, top); ctx.lineTo(bar.x, bottom);
-          ctx.moveTo(bar.x - 4, top); ctx.lineTo(bar.x + 4, top);
-          ctx.moveTo(bar.x - 4, bottom); ctx.lineTo(bar.x + 4, bottom);
+          if (horizontal) {
+            ctx.moveTo(low, bar.y); ctx.lineTo(high, bar.y);
+            ctx.moveTo(low, bar.y - tick); ctx.lineTo(low, bar.y + tick);
+            ctx.moveTo(high, bar.y - tick); ctx.lineTo(high, bar.y + tick);
+          } else {
+            ctx.moveTo(bar.x, high); ctx.lineTo(bar.x, low);
+            ctx.moveTo(bar.x - tick, high); ctx.lineTo(bar.x + tick, high);
+            ctx.moveTo(bar.x - tick, low); ctx.lineTo(bar.x + tick, low);
+          }
           ctx.stroke();
           ctx.restore();
         });
       });
     }
   };
+
+  // The dimension bars run across, one group per source, in a box as tall as the groups
+  // need: drawn upright at a fixed aspect ratio they were about 80 px tall on a phone and
+  // Chart.js skipped every other source's name to fit them under the bars.
+  var BAR_PX = 11, GROUP_GAP_PX = 14, AXES_AND_LEGEND_PX = 110, MIN_HEIGHT_PX = 220;
+  function barsHeight(sources, dimensions) {
+    return Math.max(MIN_HEIGHT_PX, sources * (dimensions * BAR_PX + GROUP_GAP_PX) + AXES_AND_LEGEND_PX);
+  }
 
   function draw() {
     var node = document.getElementById("chart-data");
@@ -59,6 +76,8 @@
     }
     var bars = document.getElementById("bars");
     if (bars) {
+      var box = bars.parentNode;
+      box.style.height = barsHeight(data.sources.length, data.dimensionKeys.length) + "px";
       charts.push(new Chart(bars, {
         type: "bar",
         data: {
@@ -72,7 +91,12 @@
             };
           })
         },
-        options: { scales: { y: { min: 1, max: 5 } }, plugins: { legend: { position: "bottom" }, subtitle: { display: true, text: data.ciLabel } } },
+        options: {
+          indexAxis: "y",
+          maintainAspectRatio: false,
+          scales: { x: { min: 1, max: 5, title: { display: true, text: data.axisLabel } }, y: { ticks: { autoSkip: false } } },
+          plugins: { legend: { position: "bottom" }, subtitle: { display: true, text: data.ciLabel } }
+        },
         plugins: [whiskers]
       }));
     }
