@@ -7,6 +7,7 @@ admins who run judges, not to the researchers who read the figures."""
 import django_filters
 from rest_framework import serializers
 
+from annotation.api.filters import study_filter
 from annotation.api.views import ResearchViewSet
 
 from .models import JudgeRun
@@ -39,7 +40,7 @@ class JudgeRunSerializer(serializers.ModelSerializer):
 
 
 class JudgeRunFilter(django_filters.FilterSet):
-    study = django_filters.CharFilter(field_name="study__slug")
+    study = study_filter("study__slug")
 
     class Meta:
         model = JudgeRun

@@ -111,13 +111,21 @@ class StudyViewSet(ResearchViewSet):
         return export_response(
             study,
             request.query_params.get("kind", "csv"),
-            _yes(request.query_params.get("include_excluded")),
-            bom=_yes(request.query_params.get("bom")),
+            _yes(request, "include_excluded"),
+            bom=_yes(request, "bom"),
         )
 
 
-def _yes(value: str | None) -> bool:
-    return value in ("1", "true", "yes")
+YES, NO = ("1", "true", "yes"), ("", "0", "false", "no")
+
+
+def _yes(request: Request, name: str) -> bool:
+    """A yes/no parameter; anything else (`?include_excluded=maybe`) is a 400, not a
+    "no" that would quietly leave the excluded judgments out."""
+    value = request.query_params.get(name, "").lower()
+    if value not in YES + NO:
+        raise ValidationError({name: "1 or 0 (true or false)"})
+    return value in YES
 
 
 # The long and the wide CSV must not download under one name (the second would replace

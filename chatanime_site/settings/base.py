@@ -320,7 +320,7 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "annotation.api.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "annotation.api.pagination.Pages",
     "PAGE_SIZE": 100,
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",

@@ -234,3 +234,63 @@ def test_a_number_no_database_column_can_hold_is_a_clear_400(client, world, quer
 
     assert response.status_code == 400
     assert list(response.json()) == list(query)
+
+
+@pytest.mark.parametrize(
+    ("url", "query", "says"),
+    [
+        ("/api/v1/ratings/", {"study": "pilto-study"}, "no study 'pilto-study'"),
+        ("/api/v1/judgments/", {"source": "gpt-5"}, "no source 'gpt-5'"),
+        ("/api/v1/answers/", {"source": "gpt-5"}, "/api/v1/sources/"),
+        ("/api/v1/items/", {"study": "nope"}, "/api/v1/studies/"),
+        ("/api/v1/items/", {"kind": "pairs"}, "pair or diversity"),
+        ("/api/v1/ratings/", {"metric": "fluent"}, "one of fluency, coherency"),
+    ],
+)
+def test_a_filter_naming_nothing_that_exists_is_a_400_not_an_empty_list(
+    client, world, url, query, says
+):
+    # A typo in a slug used to answer 200 with no results, read as "no data".
+    client.force_login(world["researcher"])
+
+    response = client.get(url, query)
+
+    assert response.status_code == 400
+    [name] = query
+    assert says in response.json()[name][0]
+
+
+def test_known_slugs_still_filter(client, world):
+    client.force_login(world["researcher"])
+
+    response = client.get("/api/v1/ratings/", {"study": world["study"].slug, "metric": "fluency"})
+
+    assert response.status_code == 200 and response.json()["count"] > 0
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "says"),
+    [
+        ({"page": "two"}, 400, "must be a whole number from 1"),
+        ({"page": "0"}, 400, "must be a whole number from 1"),
+        ({"page": "999"}, 404, "past the last page (1)"),
+    ],
+)
+def test_a_bad_page_number_says_what_is_wrong(client, world, query, status, says):
+    client.force_login(world["researcher"])
+
+    response = client.get("/api/v1/studies/", query)
+
+    assert response.status_code == status
+    assert says in str(response.json())
+
+
+@pytest.mark.parametrize("name", ["include_excluded", "bom"])
+def test_a_yes_no_export_option_that_is_neither_is_refused(client, world, name):
+    # `include_excluded=maybe` used to be read as "no" and leave excluded judgments out.
+    client.force_login(world["researcher"])
+
+    response = client.get(f"/api/v1/studies/{world['study'].slug}/export/", {name: "maybe"})
+
+    assert response.status_code == 400
+    assert response.json() == {name: "1 or 0 (true or false)"}
