@@ -24,6 +24,22 @@ def _shown(figure: dict | None, key: str = "rate") -> str:
     )
 
 
+def _with_basis(figure: dict | None, key: str = "rate") -> str:
+    """The figure, then what it rests on: a share's count out of its total ("35 of 70"
+    verdicts or judgments), or the n of a slope or correlation; a share alone does not
+    say whether it counts 7 verdicts or 700."""
+    shown = _shown(figure, key)
+    if not figure or figure.get(key) is None or figure.get("n") is None:
+        return shown
+    if figure.get("count") is not None:
+        return _("%(shown)s · %(count)s of %(n)s") % {
+            "shown": shown,
+            "count": figure["count"],
+            "n": figure["n"],
+        }
+    return _("%(shown)s · n = %(n)s") % {"shown": shown, "n": figure["n"]}
+
+
 @dataclass(frozen=True)
 class FigureLine:
     label: str
@@ -36,35 +52,37 @@ def figure_lines(figures: dict) -> list[FigureLine]:
     position, length, own = biases["position"], biases["length"], biases["self_preference"]
     lines = [
         FigureLine(
-            _("Left answer preferred"), _shown(position["judge"]), _shown(position["humans"])
+            _("Left answer preferred"),
+            _with_basis(position["judge"]),
+            _with_basis(position["humans"]),
         ),
         FigureLine(
             _("Same side preferred in both orders"),
-            _shown(position["judge_same_side_both_orders"]),
+            _with_basis(position["judge_same_side_both_orders"]),
             "",
         ),
         FigureLine(
             _("Longer answer preferred"),
-            _shown(length["judge_longer_preferred"]),
-            _shown(length["humans_longer_preferred"]),
+            _with_basis(length["judge_longer_preferred"]),
+            _with_basis(length["humans_longer_preferred"]),
         ),
         FigureLine(
             _("Score difference per 100 characters"),
-            _shown(length["judge_slope"], "slope"),
-            _shown(length["humans_slope"], "slope"),
+            _with_basis(length["judge_slope"], "slope"),
+            _with_basis(length["humans_slope"], "slope"),
         ),
     ]
     if "judge" in own:
         lines.append(
             FigureLine(
                 _("Own model family (%(source)s) preferred") % {"source": own["source"]},
-                _shown(own["judge"]),
-                _shown(own["humans"]),
+                _with_basis(own["judge"]),
+                _with_basis(own["humans"]),
             )
         )
     correlation = figures["agreement"]["overall"]["correlation"]
     lines.append(
-        FigureLine(_("Correlation with the humans' mean score"), _shown(correlation, "r"), "")
+        FigureLine(_("Correlation with the humans' mean score"), _with_basis(correlation, "r"), "")
     )
     extra = figures["agreement"]["overall"].get("extra_fan", {})
     lines.append(

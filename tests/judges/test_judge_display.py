@@ -1,7 +1,7 @@
 """The judge figures as the results page writes them: rounded as `judge_report` prints
 them, never cut (an interval's bounds read where they are)."""
 
-from judges.selectors.display import alpha_lines, style_lines
+from judges.selectors.display import alpha_lines, figure_lines, style_lines
 
 
 def test_a_judge_alpha_and_its_interval_are_rounded_as_the_command_prints_them():
@@ -36,3 +36,31 @@ def test_a_judge_style_difference_is_rounded():
     assert line.humans == "2.00 [1.41, 2.60]"
     assert line.judge == "0.13 (no interval: not enough data)"
     assert line.judge_adjusted == "-0.34 (no interval: not enough data)"
+
+
+def test_each_judge_share_says_how_many_verdicts_it_counts_and_a_slope_its_n():
+    share = {"n": 70, "count": 35, "rate": 0.5, "ci_low": 0.3727, "ci_high": 0.6273}
+    slope = {"n": 72, "slope": 5.5913, "ci_low": 5.2091, "ci_high": 5.9735}
+    figures = {
+        "biases": {
+            "position": {"judge": share, "judge_same_side_both_orders": None, "humans": None},
+            "length": {
+                "judge_longer_preferred": share,
+                "humans_longer_preferred": None,
+                "judge_slope": slope,
+                "humans_slope": None,
+            },
+            "self_preference": {},
+        },
+        "agreement": {"overall": {"correlation": {"n": 48, "r": 0.73, "ci_low": None}}},
+        "leaderboard": {},
+        "headline": {},
+    }
+
+    lines = {line.label: line for line in figure_lines(figures)}
+
+    assert lines["Left answer preferred"].judge == "0.50 [0.37, 0.63] · 35 of 70"
+    assert lines["Left answer preferred"].humans == "not enough data"
+    assert lines["Score difference per 100 characters"].judge == "5.59 [5.21, 5.97] · n = 72"
+    correlation = lines["Correlation with the humans' mean score"].judge
+    assert correlation == "0.73 (no interval: not enough data) · n = 48"

@@ -36,7 +36,10 @@ def test_the_results_page_shows_the_judge_beside_the_humans(
     assert 'data-testid="judge-no-humans"' not in page
     left = figures["biases"]["position"]["judge"]
     shown = [f"{left[key]:.2f}" for key in ("rate", "ci_low", "ci_high")]
-    assert "<td>Left answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
+    # Each share says what it counts, out of how many verdicts.
+    shown += [left["count"], left["n"]]
+    assert "<td>Left answer preferred</td><td>{} [{}, {}] · {} of {}</td>".format(*shown) in page
+    assert 'data-testid="judge-figures-key"' in page
     humans_alpha = figures["agreement"]["fluency"]["alpha"]["humans"]["alpha"]
     assert f"<td>Fluency</td><td>{humans_alpha:.2f} [" in page
     style = figures["style"]["rows"][0]
@@ -106,7 +109,8 @@ def test_aggregate_json_the_judge_report_and_the_page_agree(
     page = client.get(reverse("results-study", args=[study.slug])).content.decode()
     longer = judges["figures"]["biases"]["length"]["judge_longer_preferred"]
     shown = [f"{longer[key]:.2f}" for key in ("rate", "ci_low", "ci_high")]
-    assert "<td>Longer answer preferred</td><td>{} [{}, {}]</td>".format(*shown) in page
+    shown += [longer["count"], longer["n"]]
+    assert "<td>Longer answer preferred</td><td>{} [{}, {}] · {} of {}</td>".format(*shown) in page
     # The stored results document stays the humans' alone.
     assert "judges" not in StudyResults.objects.get(study=study).payload
 
