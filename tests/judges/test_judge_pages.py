@@ -38,10 +38,15 @@ def test_the_results_page_shows_the_judge_beside_the_humans(
     shown = [f"{left[key]:.2f}" for key in ("rate", "ci_low", "ci_high")]
     # Each share says what it counts, out of how many verdicts.
     shown += [left["count"], left["n"]]
-    assert "<td>Left answer preferred</td><td>{} [{}, {}] · {} of {}</td>".format(*shown) in page
+    assert (
+        '<td>Left answer preferred</td><td data-label="Judge">{} [{}, {}] · {} of {}</td>'.format(
+            *shown
+        )
+        in page
+    )
     assert 'data-testid="judge-figures-key"' in page
     humans_alpha = figures["agreement"]["fluency"]["alpha"]["humans"]["alpha"]
-    assert f"<td>Fluency</td><td>{humans_alpha:.2f} [" in page
+    assert f'<td>Fluency</td><td data-label="Alpha of the humans">{humans_alpha:.2f} [' in page
     style = figures["style"]["rows"][0]
     assert 'data-testid="judge-style"' in page
     assert (
@@ -110,7 +115,12 @@ def test_aggregate_json_the_judge_report_and_the_page_agree(
     longer = judges["figures"]["biases"]["length"]["judge_longer_preferred"]
     shown = [f"{longer[key]:.2f}" for key in ("rate", "ci_low", "ci_high")]
     shown += [longer["count"], longer["n"]]
-    assert "<td>Longer answer preferred</td><td>{} [{}, {}] · {} of {}</td>".format(*shown) in page
+    assert (
+        '<td>Longer answer preferred</td><td data-label="Judge">{} [{}, {}] · {} of {}</td>'.format(
+            *shown
+        )
+        in page
+    )
     # The stored results document stays the humans' alone.
     assert "judges" not in StudyResults.objects.get(study=study).payload
 
