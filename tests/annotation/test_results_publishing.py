@@ -90,6 +90,22 @@ def test_the_page_shows_not_enough_data_and_the_statistics(client, small_study, 
     assert "would restate the win rates" in text
 
 
+def test_the_page_says_what_the_agreement_preference_and_annotator_columns_count(
+    client, small_study, researcher
+):
+    # "±1", "Units", "Wins" and "Distance from others" were column heads with no word on
+    # what they count or in what unit.
+    payload_of(small_study)
+    client.force_login(researcher)
+
+    text = client.get(f"/results/{small_study.slug}/").content.decode()
+
+    assert "±1: the share of pairs of ratings of the same answer that differ by at most" in text
+    assert "at least two annotators rated (units;" in text
+    assert "the win rate is wins out of all three" in text
+    assert "the mean distance, in points of the 1–5 scale," in text
+
+
 def test_thin_agreement_and_style_adjusted_figures_show_no_number(client, small_study, researcher):
     """Agreement from a handful of units (0.000 from one, an ICC of -7) and a length
     adjustment fitted to a few judgments (19.50 on a 1-5 scale) would be read as findings:
