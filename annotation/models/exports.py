@@ -11,7 +11,12 @@ class ExportKind(models.TextChoices):
     CSV = "csv", _("Long CSV (one row per rating)")
     WIDE = "wide", _("Wide CSV (one row per judgment)")
     JSONL = "jsonl", "JSONL"
-    SNAPSHOT = "snapshot", _("Frozen snapshot (all three and a manifest, zipped)")
+    SNAPSHOT = (
+        "snapshot",
+        _(
+            "Frozen snapshot (zipped: the three formats, audit trail, answers, results and manifest)"
+        ),
+    )
 
 
 class ExportStatus(models.TextChoices):

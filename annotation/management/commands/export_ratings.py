@@ -11,7 +11,8 @@ from common import commands
 class Command(commands.Command):
     help = (
         "Export every rating, unblinded: long CSV (one row per rating), JSONL, or wide CSV "
-        "(one row per judgment); or, with --snapshot, all three and a manifest."
+        "(one row per judgment); or, with --snapshot, all three with the audit trail, the "
+        "answers, the results and a manifest."
     )
 
     def add_arguments(self, parser):
