@@ -65,6 +65,10 @@ class ResultsView:
     character_name: str = ""
     # Filtered to a selection that has no judgments: no figures to show.
     empty_selection: bool = False
+    # Filtered to a character or a round: only the leaderboard, charts and agreement are
+    # the selection's; the sections below them stay the whole study's, and say so.
+    scoped: bool = False
+    sorted_by: str = ""  # the dimension whose mean orders the leaderboard
     chart: dict = field(default_factory=dict)
     has_intervals: bool = True
     statistics: dict = field(default_factory=dict)
@@ -192,12 +196,17 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
             (c.name_zh for c in study_characters if str(c.pk) == filters.character), ""
         ),
         empty_selection=scope is not None and not board and not agreement,
+        scoped=scope is not None,
     )
     if view.empty_selection or not view.judgments:
         return view  # nothing to show: the page says so instead of empty tables
+    # Ranked by emotional support, the task's aim, or by the dimension the page is
+    # filtered to: never by a column the page does not show.
+    ranking = dimension or "emotional_support"
+    view.sorted_by = str(dimension_labels[ranking])
     order = sorted(
         board,
-        key=lambda slug: -(board[slug].get("dimension:emotional_support", {}).get("mean") or 0),
+        key=lambda slug: -(board[slug].get(f"dimension:{ranking}", {}).get("mean") or 0),
     )
 
     def name(slug: str) -> str:
