@@ -294,3 +294,16 @@ def test_a_yes_no_export_option_that_is_neither_is_refused(client, world, name):
 
     assert response.status_code == 400
     assert response.json() == {name: "1 or 0 (true or false)"}
+
+
+def test_a_page_size_is_honoured_or_refused(client, world):
+    # It used to be ignored (100 results) while the `next` link carried it along.
+    client.force_login(world["researcher"])
+
+    five = client.get("/api/v1/ratings/", {"page_size": "5"}).json()
+    too_many = client.get("/api/v1/ratings/", {"page_size": "5000"})
+    nonsense = client.get("/api/v1/ratings/", {"page_size": "lots"})
+
+    assert len(five["results"]) == 5 and "page_size=5" in five["next"]
+    assert too_many.status_code == nonsense.status_code == 400
+    assert nonsense.json() == {"page_size": "a whole number from 1 to 1000"}
