@@ -179,3 +179,9 @@ def test_the_runs_are_named_in_the_pages_language(client, world, settings):
     assert "judge-7b（英文评分标准，温度 0） · 两种顺序" in listing
     study_page = client.get(reverse("staff-study", args=[world["study"].slug])).content.decode()
     assert "judge-7b（英文评分标准，温度 0）" in study_page
+
+
+def test_without_runs_the_staff_page_says_how_to_start_one(admin_client):
+    page = admin_client.get("/staff/judges/").content.decode()
+
+    assert "No judge runs yet: start one below, or with the judge_study command." in page
