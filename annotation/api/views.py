@@ -2,9 +2,11 @@
 
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils import translation
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
@@ -30,6 +32,16 @@ class ResearchViewSet(viewsets.ReadOnlyModelViewSet):
     filter_backends = [DjangoFilterBackend]
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # A script that names no language (no Accept-Language, no language cookie) gets
+        # the API's messages in English, as its own filter errors are, rather than the
+        # site's default Chinese for DRF's ("身份认证信息未提供。") beside English ones.
+        # Activated before authentication, so that its refusals read the same.
+        if (
+            "HTTP_ACCEPT_LANGUAGE" not in request.META
+            and settings.LANGUAGE_COOKIE_NAME not in request.COOKIES
+        ):
+            translation.activate("en")
+            request.LANGUAGE_CODE = "en"
         super().initial(request, *args, **kwargs)
         # PostgreSQL text cannot hold NUL: such a value can match nothing, and would
         # otherwise fail inside the database. Checked here for every parameter, path

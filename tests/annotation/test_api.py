@@ -307,3 +307,20 @@ def test_a_page_size_is_honoured_or_refused(client, world):
     assert len(five["results"]) == 5 and "page_size=5" in five["next"]
     assert too_many.status_code == nonsense.status_code == 400
     assert nonsense.json() == {"page_size": "a whole number from 1 to 1000"}
+
+
+def test_a_script_naming_no_language_reads_the_apis_messages_in_english(client, world, settings):
+    settings.LANGUAGE_CODE = "zh-hans"  # the site's default
+    token = Token.objects.create(user=world["researcher"])
+    script = {"Authorization": f"Token {token.key}"}
+
+    refused = client.get("/api/v1/studies/", headers={"Authorization": "Token not-a-key"})
+    missing = client.get("/api/v1/studies/no-such-study/", headers=script)
+    chinese = client.get(
+        "/api/v1/studies/",
+        headers={"Authorization": "Token not-a-key", "Accept-Language": "zh-hans"},
+    )
+
+    assert refused.status_code == 403 and refused.json() == {"detail": "Invalid token."}
+    assert missing.status_code == 404 and missing.json()["detail"].startswith("No Study")
+    assert chinese.json() == {"detail": "认证令牌无效。"}  # asked for, it is Chinese
