@@ -58,3 +58,13 @@ def test_the_page_says_what_orders_the_leaderboard(client, study, researcher):
     page = client.get(f"/results/{study.slug}/", {"dimension": "basic"}).content.decode()
 
     assert "Sorted by the mean of Basic dialogue; ★ marks human fans" in page
+
+
+def test_the_character_filter_names_each_character_in_both_languages(client, study, researcher):
+    # Chinese names alone left a reader without Chinese guessing which character is which.
+    client.force_login(researcher)
+
+    page = client.get(f"/results/{study.slug}/").content.decode()
+
+    for character in study.characters.all():
+        assert f">{character.name_zh} · {character.name_en}</option>" in page
