@@ -16,6 +16,7 @@ from django.db.models import (
     Value,
 )
 from django.db.models.functions import Coalesce, Least, TruncDay, TruncHour
+from django.db.models.functions.datetime import TruncBase
 from django.utils import timezone
 
 from dialogues.selectors import source_shown_name
@@ -258,17 +259,43 @@ HOURLY_SPAN = timedelta(hours=72)
 MAX_DAYS = 90
 
 
+class _TruncOnSqliteInSql(TruncBase):
+    """TruncHour / TruncDay that SQLite computes itself. Django's SQLite backend truncates
+    through a Python function called once per row (it may have to change time zones):
+    0.5 s of a full study's dashboard went on the 72,000 calls. Where no time zone changes
+    (the stored times are already in the zone asked for, UTC by default), SQLite's own
+    `strftime` writes the very same text; otherwise Django's function still does it."""
+
+    sqlite_format = ""
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        tzname = self.get_tzname()
+        if tzname is not None and tzname != connection.timezone_name:
+            return self.as_sql(compiler, connection, **extra_context)
+        sql, params = compiler.compile(self.lhs)
+        return f"strftime(%s, {sql})", (self.sqlite_format, *params)
+
+
+class _HourOf(_TruncOnSqliteInSql, TruncHour):
+    sqlite_format = "%Y-%m-%d %H:00:00"
+
+
+class _DayOf(_TruncOnSqliteInSql, TruncDay):
+    sqlite_format = "%Y-%m-%d 00:00:00"
+
+
 def study_throughput(study: Study, now=None) -> dict:
     """Judgments submitted per hour (a study younger than three days) or per day, with
     empty buckets filled in so the chart's time axis is even."""
     now = now or timezone.now()
-    judgments = Judgment.objects.filter(item__study=study)
+    # The judgment's own study (an item's never changes): no join with the items.
+    judgments = Judgment.objects.filter(study=study)
     first = judgments.order_by("submitted_at").values_list("submitted_at", flat=True).first()
     if first is None:
         return {"unit": "hour", "labels": [], "counts": []}
     hourly = now - first <= HOURLY_SPAN
     unit, step = ("hour", timedelta(hours=1)) if hourly else ("day", timedelta(days=1))
-    trunc = TruncHour if hourly else TruncDay
+    trunc = _HourOf if hourly else _DayOf
     start = max(first, now - step * (72 if hourly else MAX_DAYS))
     counts = {
         bucket: n
