@@ -51,19 +51,15 @@ class CharacterCapacity:
 def annotators_needed_by_character(study) -> dict[int, int]:
     """Per character id: the approved annotators the study's items need, diversity sets
     included (see `assignment.annotators_needed`)."""
-    from ..models import ItemAnswer, ItemKind
     from ..pairing import annotators_needed
 
     # Per character: {scenario: [reference sets, compared sets] holding one of its answers}.
     by_scenario: dict[int, dict[int, list[int]]] = {}
-    sets: dict[int, set[int]] = {}
-    set_answers = ItemAnswer.objects.filter(
-        item__study=study, item__kind=ItemKind.DIVERSITY
-    ).values_list("item_id", "item__character_id", "answer__scenario_id", "answer__source_id")
-    for item_id, character_id, scenario_id, source_id in set_answers:
+    sets: dict[int, set] = {}
+    for set_key, character_id, scenario_id, source_id in _diversity_set_answers(study):
         counts = by_scenario.setdefault(character_id, {}).setdefault(scenario_id, [0, 0])
         counts[0 if source_id == study.reference_source_id else 1] += 1
-        sets.setdefault(character_id, set()).add(item_id)
+        sets.setdefault(character_id, set()).add(set_key)
     common = {
         "design": study.design,
         "n_compared": study.compared_sources.count(),
@@ -78,6 +74,48 @@ def annotators_needed_by_character(study) -> dict[int, int]:
         )
         for character_id in study.characters.values_list("pk", flat=True)
     }
+
+
+def study_answers(study):
+    """The answers a study's items may show: its characters, scenarios (none: all),
+    reference and compared sources, both rounds."""
+    from dialogues.models import Answer
+
+    source_ids = [study.reference_source_id, *study.compared_sources.values_list("pk", flat=True)]
+    answers = Answer.objects.filter(
+        character__in=study.characters.all(), source_id__in=source_ids, round__in=[1, 2]
+    )
+    if study.scenarios.exists():
+        answers = answers.filter(scenario__in=study.scenarios.all())
+    return answers
+
+
+def _diversity_set_answers(study) -> list[tuple]:
+    """(set, character, scenario, source) of every answer in the study's diversity sets:
+    those opening made, or before the study is opened, those it will make. A draft's
+    figures must count them: the published study needs 63 annotators per character with
+    its sets and 60 without."""
+    from ..diversity import diversity_sets
+
+    if not study.include_diversity:
+        return []
+    if Item.objects.filter(study=study).exists():
+        return list(
+            ItemAnswer.objects.filter(item__study=study, item__kind=ItemKind.DIVERSITY).values_list(
+                "item_id", "item__character_id", "answer__scenario_id", "answer__source_id"
+            )
+        )
+    answers = list(
+        study_answers(study).values_list("character_id", "scenario_id", "round", "source_id", "pk")
+    )
+    scenario_of = {row[4]: row[1] for row in answers}
+    return [
+        ((character_id, source_id), character_id, scenario_of[answer_id], source_id)
+        for character_id, source_id, chosen in diversity_sets(
+            study.pk, answers, study.diversity_set_size
+        )
+        for answer_id in chosen
+    ]
 
 
 def study_capacity(study) -> list[CharacterCapacity]:

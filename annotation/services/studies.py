@@ -1,7 +1,5 @@
 """Creating and opening studies: item generation in bulk."""
 
-import random
-
 from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.db.models.functions import Coalesce
@@ -9,9 +7,11 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from common.text import plain_text
-from dialogues.models import Answer, Character, Source
+from dialogues.models import Character, Source
 from dialogues.planner import planner_statistics_refresh
 
+from .. import selectors
+from ..diversity import diversity_sets
 from ..models import (
     AuditAction,
     CharacterProgress,
@@ -296,17 +296,11 @@ def _generate_items(study: Study) -> None:
     """All items of the study in a few bulk inserts: pairs per the design, their
     exposures (rated answers plus round-1 context), and diversity sets."""
     compared_ids = list(study.compared_sources.values_list("pk", flat=True))
-    source_ids = [study.reference_source_id, *compared_ids]
-    answers = Answer.objects.filter(
-        character__in=study.characters.all(), source_id__in=source_ids, round__in=[1, 2]
-    )
-    if study.scenarios.exists():
-        answers = answers.filter(scenario__in=study.scenarios.all())
     answer_id = {
         (character_id, scenario_id, round_, source_id): pk
-        for pk, character_id, scenario_id, round_, source_id in answers.values_list(
-            "pk", "character_id", "scenario_id", "round", "source_id"
-        )
+        for pk, character_id, scenario_id, round_, source_id in selectors.study_answers(
+            study
+        ).values_list("pk", "character_id", "scenario_id", "round", "source_id")
     }
     cells = sorted({(c, s) for c, s, _r, _src in answer_id})
     pairs = source_pairs(study.design, study.reference_source_id, compared_ids)
@@ -330,15 +324,10 @@ def _generate_items(study: Study) -> None:
                 planned.append((character_id, scenario_id, round_, slots, exposed, None))
 
     if study.include_diversity:
-        rng = random.Random(f"diversity-{study.pk}")
-        round_1 = {}
-        for (character_id, _scenario_id, round_, source_id), pk in sorted(answer_id.items()):
-            if round_ == 1:
-                round_1.setdefault((character_id, source_id), []).append(pk)
-        for (character_id, source_id), ids in round_1.items():
-            if len(ids) >= study.diversity_set_size:
-                chosen = rng.sample(ids, study.diversity_set_size)
-                planned.append((character_id, None, None, chosen, chosen, source_id))
+        for character_id, source_id, chosen in diversity_sets(
+            study.pk, [(*cell, pk) for cell, pk in answer_id.items()], study.diversity_set_size
+        ):
+            planned.append((character_id, None, None, chosen, chosen, source_id))
 
     items = Item.objects.bulk_create(
         (
