@@ -1,6 +1,7 @@
 """Quality-control flags waiting for a staff decision."""
 
 from django.db.models import Count, Min
+from django.utils.translation import gettext as _
 
 from dialogues.selectors import source_shown_name
 
@@ -30,7 +31,9 @@ def flagged_judgments(study: Study, limit: int | None = None) -> list[dict]:
         .order_by("first", "judgment_id")
         .values_list("judgment_id", flat=True)[: limit or FLAGGED_SHOWN]
     )
-    judgments = Judgment.objects.select_related("item__character").in_bulk(judgment_ids)
+    judgments = Judgment.objects.select_related(
+        "item__character", "item__diversity_source"
+    ).in_bulk(judgment_ids)
     names = dict(
         AnnotatorProfile.objects.filter(
             user_id__in={j.annotator_id for j in judgments.values()}
@@ -64,12 +67,21 @@ def flagged_judgments(study: Study, limit: int | None = None) -> list[dict]:
                 "pseudonym": names.get(judgments[pk].annotator_id, ""),
                 "metrics": rated,
                 "ratings": [
-                    (source_shown_name(source), [values.get(m.position, "–") for m in rated])
+                    (_row_name(judgments[pk], source), [values.get(m.position, "–") for m in rated])
                     for source, values in rows
                 ],
             }
         )
     return entries
+
+
+def _row_name(judgment: Judgment, source: str | None) -> str:
+    """A row of ratings named by its answer's source; a diversity set's one rating is of
+    the set as a whole (no answer), named by the source whose answers it gathers."""
+    if source is None and judgment.item.diversity_source is not None:
+        shown = source_shown_name(judgment.item.diversity_source.display_name)
+        return _("%(source)s (diversity set)") % {"source": shown}
+    return source_shown_name(source or "")
 
 
 def flagged_annotators(study: Study) -> list[dict]:

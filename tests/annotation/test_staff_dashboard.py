@@ -120,6 +120,30 @@ def test_the_dashboard_shows_leases_and_flagged_judgments(client, manager, study
     assert 'href="#caps-and-status"' in html and 'id="caps-and-status"' in html
 
 
+def test_a_flagged_diversity_set_shows_its_rating_under_the_sets_source(
+    client, manager, demo_dataset, luffy
+):
+    from tests.builders import approved_annotator, make_study
+    from tests.helpers import submit_item
+
+    study = make_study(overlap=3, include_diversity=True, characters=[luffy])
+    carol = approved_annotator("carol@example.com", [luffy])
+    lease = services.assignment_next(user=carol)
+    assert lease.item.kind == "diversity"
+    judgment = submit_item(carol, lease, value=4)  # at once: implausibly fast
+    QualityFlag.objects.get(judgment=judgment, kind=FlagKind.TOO_FAST)
+    client.force_login(manager)
+
+    html = client.get(f"/staff/studies/{study.slug}/").content.decode()
+
+    [table] = re.findall(rf'data-testid="ratings-{judgment.pk}">(.*?)</table>', html, re.S)
+    rows = re.findall(r"<tr><th>([^<]+)</th>((?:<td>\d</td>)+)</tr>", table)
+    source = lease.item.diversity_source
+    shown = "Human fans" if source.kind == "human" else source.display_name
+    assert rows == [(f"{shown} (diversity set)", "<td>4</td>")]
+    assert "None" not in table
+
+
 @pytest.mark.parametrize(
     ("per_hour", "shown"), [(1516.0, "1516 per hour"), (0.25, "0.25 per hour")]
 )
