@@ -6,8 +6,11 @@ from django.contrib import admin
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from dialogues.models import Answer
+from dialogues.selectors import source_shown_name
+
 from .. import selectors, services
-from ..models import GoldExpectation, Item, Metric, Study, StudyMembership
+from ..models import GoldExpectation, Item, ItemKind, Metric, Study, StudyMembership
 
 
 @admin.register(Metric)
@@ -126,9 +129,31 @@ def _plain(value):
 
 
 class GoldExpectationInline(admin.TabularInline):
+    """A gold item's expected ranges, on its own answers (or all of them, left empty) and
+    on metrics of its kind only: a range on another item's answer, typed as a bare id, or
+    on the diversity scale of a pair matched no rating, and the check passed everyone."""
+
     model = GoldExpectation
     extra = 1
-    raw_id_fields = ["answer"]
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        fields = formset.form.base_fields
+        answers = Answer.objects.none()
+        if obj is not None:
+            answers = Answer.objects.filter(pk__in=obj.slots.values("answer_id")).select_related(
+                "source"
+            )
+            fields["metric"].queryset = Metric.objects.filter(
+                for_diversity=obj.kind == ItemKind.DIVERSITY
+            )
+        fields["answer"].queryset = answers
+        fields["answer"].label_from_instance = _answer_choice
+        return formset
+
+
+def _answer_choice(answer) -> str:
+    return f"#{answer.pk} {source_shown_name(answer.source.display_name)}: {answer.text[:30]}…"
 
 
 @admin.register(Item)
@@ -147,9 +172,39 @@ class ItemAdmin(admin.ModelAdmin):
     ]
     list_filter = ["study", "kind", "round", "is_gold"]
     list_select_related = ["study", "character", "scenario"]
-    fields = ["study", "kind", "character", "scenario", "round", "judgment_count", "is_gold"]
-    readonly_fields = ["study", "kind", "character", "scenario", "round", "judgment_count"]
+    fields = [
+        "study",
+        "kind",
+        "character",
+        "scenario",
+        "round",
+        "answers",
+        "judgment_count",
+        "is_gold",
+    ]
+    readonly_fields = [
+        "study",
+        "kind",
+        "character",
+        "scenario",
+        "round",
+        "answers",
+        "judgment_count",
+    ]
     inlines = [GoldExpectationInline]
+
+    @admin.display(description=_("answers"))
+    def answers(self, item):
+        """What the item shows, so that its expected ranges can be chosen knowingly."""
+        slots = item.slots.select_related("answer__source").order_by("slot")
+        return format_html_join(
+            "",
+            "<p><strong>#{} {}</strong><br>{}</p>",
+            (
+                (s.answer_id, source_shown_name(s.answer.source.display_name), s.answer.text)
+                for s in slots
+            ),
+        )
 
     def save_model(self, request, obj, form, change):
         before = Item.objects.filter(pk=obj.pk).values_list("is_gold", flat=True).first()
