@@ -149,11 +149,15 @@ class GoldExpectationInline(admin.TabularInline):
             )
         fields["answer"].queryset = answers
         fields["answer"].label_from_instance = _answer_choice
+        # Choosing an answer here must not add or edit one (the rated texts).
+        widget = fields["answer"].widget
+        widget.can_add_related = widget.can_change_related = widget.can_view_related = False
         return formset
 
 
 def _answer_choice(answer) -> str:
-    return f"#{answer.pk} {source_shown_name(answer.source.display_name)}: {answer.text[:30]}…"
+    # Short, so that the ranges' columns fit beside it: the page lists the texts above.
+    return f"#{answer.pk} {source_shown_name(answer.source.display_name)}"
 
 
 @admin.register(Item)
@@ -178,7 +182,7 @@ class ItemAdmin(admin.ModelAdmin):
         "character",
         "scenario",
         "round",
-        "answers",
+        "shown_answers",
         "judgment_count",
         "is_gold",
     ]
@@ -188,13 +192,14 @@ class ItemAdmin(admin.ModelAdmin):
         "character",
         "scenario",
         "round",
-        "answers",
+        "shown_answers",
         "judgment_count",
     ]
     inlines = [GoldExpectationInline]
 
+    # Not named `answers`: the model's own field of that name would be shown instead.
     @admin.display(description=_("answers"))
-    def answers(self, item):
+    def shown_answers(self, item):
         """What the item shows, so that its expected ranges can be chosen knowingly."""
         slots = item.slots.select_related("answer__source").order_by("slot")
         return format_html_join(

@@ -6,6 +6,7 @@ passed every judgment and the gold item caught nobody."""
 import re
 
 import pytest
+from django.utils.html import escape
 
 from annotation.models import GoldExpectation, Item, ItemKind, Metric
 from dialogues.models import Answer
@@ -50,7 +51,8 @@ def test_the_item_page_shows_its_answers_and_offers_only_them(admin_client, stud
     assert answers == {"", *(str(answer.pk) for answer in own)}
     assert str(other.pk) not in answers
     for answer in own:
-        assert answer.text[:30] in html
+        assert escape(answer.text) in html  # in full, beside its source
+    assert "add_id_gold_expectations-0-answer" not in html  # no adding or editing answers
     metrics = choices(html, "gold_expectations-0-metric")
     assert metrics == {
         "",
