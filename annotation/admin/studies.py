@@ -65,6 +65,18 @@ class StudyAdminForm(forms.ModelForm):
         return sorted(set(self.cleaned_data["rounds"]))
 
 
+DESIGN_FIELDS = [
+    "reference_source",
+    "compared_sources",
+    "characters",
+    "scenarios",
+    "rounds",
+    "design",
+    "include_diversity",
+    "diversity_set_size",
+]
+
+
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
     form = StudyAdminForm
@@ -77,7 +89,20 @@ class StudyAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         # Opening generates items, so the status changes through the action or the
         # dashboard, never by editing the field.
-        return [*self.readonly_fields, "status"] if obj is not None else self.readonly_fields
+        if obj is None:
+            return self.readonly_fields
+        if obj.items.exists():
+            # The items were made from these once, on opening: a character or source
+            # added later would get no items, one removed would keep its own.
+            return [*self.readonly_fields, "status", *DESIGN_FIELDS, "design_fixed"]
+        return [*self.readonly_fields, "status"]
+
+    @admin.display(description=_("design"))
+    def design_fixed(self, study):
+        return _(
+            "Fixed once the study is opened: its items were made from its sources, "
+            "characters, scenarios, rounds and design. Create a new study for another design."
+        )
 
     def save_model(self, request, obj, form, change):
         fields = [f for f in form.changed_data if f in form.base_fields]

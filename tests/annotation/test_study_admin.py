@@ -82,3 +82,42 @@ def test_the_form_speaks_the_admins_language(admin_client, demo_dataset):
         assert label in page
     assert "Reference source" not in page
     assert 'type="checkbox" name="rounds" value="1"' in page
+
+
+DESIGN = ["reference_source", "compared_sources", "characters", "scenarios", "rounds", "design"]
+
+
+def test_an_opened_studys_design_is_fixed_in_the_admin(admin_client, demo_dataset, luffy):
+    from annotation import services
+
+    admin_client.post("/admin/annotation/study/add/", new_study(characters=[luffy.pk]))
+    study = Study.objects.get(slug="spring")
+    services.study_open(study=study)
+    items = study.items.count()
+
+    page = admin_client.get(f"/admin/annotation/study/{study.pk}/change/").content.decode()
+    response = admin_client.post(
+        f"/admin/annotation/study/{study.pk}/change/",
+        new_study(characters=[c.pk for c in Character.objects.all()], rounds=["1"], overlap=2),
+    )
+
+    # Opening made the items from the design: a character added later would get none.
+    for field in [*DESIGN, "include_diversity", "diversity_set_size"]:
+        assert f'name="{field}"' not in page
+    assert "Fixed once the study is opened" in page
+    assert response.status_code == 302, response.content.decode()[:3000]
+    study.refresh_from_db()
+    assert list(study.characters.all()) == [luffy]
+    assert study.rounds == [1, 2]
+    assert study.overlap == 2  # read as items are served: still a setting
+    assert study.items.count() == items
+
+
+def test_a_drafts_design_can_still_be_changed(admin_client, demo_dataset):
+    admin_client.post("/admin/annotation/study/add/", new_study())
+    study = Study.objects.get(slug="spring")
+
+    page = admin_client.get(f"/admin/annotation/study/{study.pk}/change/").content.decode()
+
+    for field in DESIGN:
+        assert f'name="{field}"' in page
