@@ -16,4 +16,5 @@ def rounded_number(value: float, places: int) -> str:
     `number_format` cuts a float's digits instead of rounding them (0.5288 reads "0.52",
     an interval's upper bound 0.629 "0.62"), so figures would differ from the commands'
     (`judge_report`) and read lower than they are."""
-    return number_format(round(float(value), places), places)
+    # A figure just below zero rounds to -0.0, which would read "-0.00".
+    return number_format(round(float(value), places) or 0.0, places)

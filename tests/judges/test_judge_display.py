@@ -64,3 +64,21 @@ def test_each_judge_share_says_how_many_verdicts_it_counts_and_a_slope_its_n():
     assert lines["Score difference per 100 characters"].judge == "5.59 [5.21, 5.97] · n = 72"
     correlation = lines["Correlation with the humans' mean score"].judge
     assert correlation == "0.73 (no interval: not enough data) · n = 48"
+
+
+def test_a_bound_just_below_zero_reads_zero_on_the_page_and_in_the_command():
+    from judges.management.commands.judge_report import two
+
+    humans = {"difference": 0.41, "ci_low": -0.001, "ci_high": 0.82}
+    judge = {"difference": -0.004, "ci_low": None, "adjusted": 0.1}
+    figures = {
+        "style": {
+            "rows": [{"source": "kumo-7b", "metric": "fluency", "humans": humans, "judge": judge}]
+        }
+    }
+
+    [line] = style_lines(figures, {"fluency": "Fluency"})
+
+    assert line.humans == "0.41 [0.00, 0.82]"
+    assert line.judge.startswith("0.00 ")
+    assert two(-0.001) == "0.00" and two(-0.006) == "-0.01" and two(0.629) == "0.63"

@@ -54,11 +54,11 @@ class Command(commands.Command):
             if figure.get(key) is None:
                 return "not enough data"
             interval = (
-                f" [{figure['ci_low']:.2f}, {figure['ci_high']:.2f}]"
+                f" [{two(figure['ci_low'])}, {two(figure['ci_high'])}]"
                 if figure.get("ci_low") is not None
                 else " (no interval: not enough data)"
             )
-            return f"{figure[key]:.2f}{interval} (n={figure['n']})"
+            return f"{two(figure[key])}{interval} (n={figure['n']})"
 
         lines = [
             f"Judge run #{report['run']}: {report['model']} on {report['study']} "
@@ -83,9 +83,9 @@ class Command(commands.Command):
         if board.get("rank_correlation"):
             rank = board["rank_correlation"]
             lines.append(
-                f"  rank correlation with the humans' leaderboard: {rank['spearman']:.2f}"
+                f"  rank correlation with the humans' leaderboard: {two(rank['spearman'])}"
                 + (
-                    f" [{rank['ci_low']:.2f}, {rank['ci_high']:.2f}]"
+                    f" [{two(rank['ci_low'])}, {two(rank['ci_high'])}]"
                     if rank["ci_low"] is not None
                     else ""
                 )
@@ -99,3 +99,8 @@ class Command(commands.Command):
         if figures["note"]:
             lines.append(f"  humans: {figures['note']}")
         return "\n".join(lines) + "\n"
+
+
+def two(value: float) -> str:
+    """Two decimals; a figure just below zero reads "0.00", not "-0.00"."""
+    return f"{round(value, 2) or 0.0:.2f}"
