@@ -30,6 +30,7 @@ from .models import (
     Qualification,
     QualificationStatus,
     Study,
+    StudyMembership,
 )
 from .services.errors import AnnotationError
 
@@ -148,6 +149,9 @@ def _judge_next(rng, study: Study, user, truth: TrueEffects, severity, noise) ->
 def _simulated_annotators(study: Study, count: int):
     user_model = get_user_model()
     characters = list(study.characters.all())
+    # A study with assigned annotators serves only them: the simulated ones join it, or
+    # they would be given nothing.
+    members = set(StudyMembership.objects.filter(study=study).values_list("annotator", flat=True))
     people = []
     with transaction.atomic():
         for i in range(count):
@@ -169,6 +173,8 @@ def _simulated_annotators(study: Study, count: int):
                 ],
                 ignore_conflicts=True,
             )
+            if members and user.pk not in members:
+                services.membership_add(study=study, annotator=user, actor=None)
             people.append(user)
     return people
 

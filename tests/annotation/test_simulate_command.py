@@ -44,3 +44,16 @@ def test_the_effective_number_counts_even_workloads_whole_and_one_busy_annotator
     assert effective_number([5, 5, 5, 5]) == 4
     assert effective_number([100, 1, 1]) == pytest.approx(1.04, abs=0.01)
     assert effective_number([]) == 0
+
+
+def test_a_study_with_assigned_annotators_takes_the_simulated_ones_in(demo_dataset, luffy, alice):
+    from annotation import services
+    from annotation.models import Judgment
+
+    study = make_study(overlap=2, rounds=(1,), characters=[luffy])
+    services.membership_add(study=study, annotator=alice, actor=None)
+
+    out, _err = simulate(study, "--annotators", "6")
+
+    assert Judgment.objects.filter(item__study=study, simulated=True).count() > 0
+    assert not out.startswith("0 simulated judgments")

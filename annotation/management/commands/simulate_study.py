@@ -45,6 +45,11 @@ class Command(commands.Command):
         slugs = dict(Source.objects.values_list("pk", "slug"))
         self.stdout.write(f"{made} simulated judgments from {count} annotators in {target.slug}.")
         self.stdout.write("True ranking: " + " > ".join(slugs[s] for s in truth.ranking()))
+        if not made:
+            self.stderr.write(
+                "No item was given to the simulated annotators: the study's items already "
+                "have their judgments, or its caps leave no room."
+            )
         self._say_workloads(target, count, workload_sd)
 
     def _say_workloads(self, study: Study, count: int, workload_sd: float) -> None:
