@@ -49,18 +49,27 @@
     return Math.max(MIN_HEIGHT_PX, sources * (dimensions * BAR_PX + GROUP_GAP_PX) + AXES_AND_LEGEND_PX);
   }
 
+  // "Character knowledge" -> ["Character", "knowledge"]: Chart.js draws an array as lines.
+  function wrapWords(label) {
+    return label.indexOf(" ") > 0 ? label.split(" ") : label;
+  }
+
   function draw() {
     var node = document.getElementById("chart-data");
     if (!node || typeof Chart === "undefined") { return; }
     charts.forEach(function (c) { c.destroy(); });
     charts = [];
     var data = JSON.parse(node.textContent);
+    var narrow = window.matchMedia("(max-width: 600px)").matches;
     var radar = document.getElementById("radar");
     if (radar && data.metricKeys.length >= 3) {
       charts.push(new Chart(radar, {
         type: "radar",
         data: {
-          labels: data.metrics,
+          // On a phone a label of two words or more goes on two lines, small: on one line
+          // "Character knowledge" and "Experience sharing" ran off the canvas's edges and
+          // the labels left the web itself a third of the width.
+          labels: narrow ? data.metrics.map(wrapWords) : data.metrics,
           datasets: data.sources.map(function (source, i) {
             return {
               label: source.label,
@@ -71,7 +80,13 @@
             };
           })
         },
-        options: { scales: { r: { min: 1, max: 5, ticks: { stepSize: 1 } } }, plugins: { legend: { position: "bottom" } } }
+        options: {
+          // Taller than wide on a phone: the legend below (one line per two sources) took
+          // the height the web needed.
+          aspectRatio: narrow ? 0.75 : 1,
+          scales: { r: { min: 1, max: 5, ticks: { stepSize: 1 }, pointLabels: { font: { size: narrow ? 10 : 12 } } } },
+          plugins: { legend: { position: "bottom" } }
+        }
       }));
     }
     var bars = document.getElementById("bars");

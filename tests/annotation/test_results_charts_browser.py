@@ -58,3 +58,26 @@ def test_on_a_phone_the_dimension_chart_names_every_source_with_room_for_its_bar
     assert bars["across"] >= 10 * (3 * 8 + 8)
     # And the 1-5 scale they are drawn on is long enough to tell 3.2 from 3.5.
     assert bars["along"] >= 150
+
+
+RADAR = """() => {
+  const chart = Chart.getChart(document.getElementById("radar"));
+  const r = chart.scales.r;
+  return {labels: chart.data.labels, radius: r.drawingArea, width: chart.width};
+}"""
+
+
+def test_on_a_phone_the_radar_puts_long_metric_names_on_two_lines_and_leaves_the_web_room(
+    live_server, new_page, ten_sources
+):
+    page = new_page(viewport={"width": 390, "height": 844})
+    page.context.add_cookies([session_cookie(live_server, researcher_named("r@example.com"))])
+    page.goto(f"{live_server.url}/results/{ten_sources.slug}/")
+    page.wait_for_function("() => window.Chart && Chart.getChart(document.getElementById('radar'))")
+
+    radar = page.evaluate(RADAR)
+
+    assert ["Character", "knowledge"] in radar["labels"] and "Fluency" in radar["labels"]
+    # With the names on one line and a square canvas under a legend of ten sources, the
+    # web was 0.41 of the width.
+    assert radar["radius"] * 2 >= 0.55 * radar["width"]
