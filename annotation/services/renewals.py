@@ -66,10 +66,4 @@ def lease_renew(*, user, assignment: Assignment) -> bool:
     ).update(state=AssignmentState.ACTIVE, expires_at=expires_at)
     if renewed:
         assignment.state, assignment.expires_at = AssignmentState.ACTIVE, expires_at
-    else:
-        # Another request (a second tab) renewed or submitted it first: the caller goes
-        # on with the lease as it is now, and the submission says what became of it.
-        assignment.state, assignment.expires_at = Assignment.objects.values_list(
-            "state", "expires_at"
-        ).get(pk=assignment.pk)
     return bool(renewed)

@@ -10,7 +10,7 @@ from django.utils import timezone
 from annotation import services
 from annotation.models import Assignment, AssignmentState, Item, Judgment, ProfileStatus
 from tests.builders import lease_pair
-from tests.helpers import complete_form, pair_submission
+from tests.helpers import complete_form
 
 pytestmark = pytest.mark.django_db
 
@@ -123,26 +123,3 @@ def test_a_live_lease_is_left_alone(alice, bob):
     assert services.lease_renew(user=bob, assignment=lease) is False
     lease.refresh_from_db()
     assert lease.expires_at == expires_at
-
-
-def test_a_second_tab_sending_the_same_late_ratings_is_counted_once(alice):
-    lease = lease_pair(alice)
-    ran_out(lease)
-    first_tab = Assignment.objects.select_related("item__study").get(pk=lease.pk)
-    second_tab = Assignment.objects.select_related("item__study").get(pk=lease.pk)
-
-    assert services.lease_renew(user=alice, assignment=first_tab) is True
-    # The second tab read the lease before the first renewed it.
-    assert services.lease_renew(user=alice, assignment=second_tab) is False
-    assert second_tab.state == AssignmentState.ACTIVE
-    assert second_tab.expires_at > timezone.now()
-    services.judgment_submit(
-        user=alice, token=lease.token, submission=pair_submission(), assignment=first_tab
-    )
-    with pytest.raises(services.AnnotationError) as refusal:
-        services.judgment_submit(
-            user=alice, token=lease.token, submission=pair_submission(), assignment=second_tab
-        )
-
-    assert refusal.value.code == "already_submitted"
-    assert Judgment.objects.count() == 1
