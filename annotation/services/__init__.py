@@ -41,7 +41,6 @@ from .quizzes import (
     screening_questions_load,
 )
 from .refreshes import open_studies_refresh, study_results_refresh_request
-from .renewals import lease_renew
 from .results import results_refresh, study_recompute
 from .screening import (
     MAX_QUIZ_ATTEMPTS,
@@ -105,7 +104,6 @@ __all__ = [
     "judgment_exclude",
     "judgment_submit",
     "lease_check",
-    "lease_renew",
     "leases_expire",
     "low_agreement_flags",
     "manifest_name",

@@ -9,7 +9,6 @@ from django.http import Http404, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -139,10 +138,6 @@ def item(request: AuthenticatedRequest, token: str) -> HttpResponse:
     if assignment is None:
         # Another annotator's token looks exactly like a token that does not exist.
         raise Http404
-    if assignment.expires_at <= timezone.now() and _stopped(request) is None:
-        # Back from a break or the next day: the ratings on the page (and its draft,
-        # kept under this token) are saved if the item can still be theirs.
-        services.lease_renew(user=request.user, assignment=assignment)
     if request.method == "POST":
         # Without another live lease (a second tab's), the next item is a new lease.
         return _submit(request, assignment, known_without_lease=not at_work.other_live_lease)
@@ -158,10 +153,6 @@ def item(request: AuthenticatedRequest, token: str) -> HttpResponse:
         # the lease again under a lock.
         services.lease_check(assignment)
     except services.AnnotationError as refusal:
-        if refusal.code == "lease_expired":
-            # Gone to someone else meanwhile: said on the next item, not a dead end.
-            messages.error(request, refusal.message)
-            return redirect("annotate")
         return _render(request, None, error=refusal.message, status=409)
     return _render(request, assignment)
 
@@ -211,11 +202,6 @@ def _submit(
             return _next_after_saving(
                 request, notice=refusal.message, known_without_lease=known_without_lease
             )
-        if refusal.code == "lease_expired" and _stopped(request) is None:
-            # The item went to someone else while the page was open: say so above the
-            # next item rather than on a page that claims nothing is left to rate.
-            next_lease = services.assignment_next(user=request.user)
-            return _render(request, next_lease, error=refusal.message, status=409)
         if refusal.code in ("lease_expired", "study_closed", "skipped"):
             return _render(request, None, error=refusal.message, status=409)
         return _render(request, assignment, error=refusal.message, posted=posted, status=422)
