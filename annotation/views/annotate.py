@@ -153,6 +153,11 @@ def item(request: AuthenticatedRequest, token: str) -> HttpResponse:
         # the lease again under a lock.
         services.lease_check(assignment)
     except services.AnnotationError as refusal:
+        if refusal.code == "lease_expired":
+            # Back from a break: said on the next item, not on a page claiming that
+            # nothing is left to rate.
+            messages.error(request, refusal.message)
+            return redirect("annotate")
         return _render(request, None, error=refusal.message, status=409)
     return _render(request, assignment)
 
@@ -202,6 +207,15 @@ def _submit(
             return _next_after_saving(
                 request, notice=refusal.message, known_without_lease=known_without_lease
             )
+        if refusal.code == "lease_expired" and _stopped(request) is None:
+            # The item's time ran out while the page was open: say so above the next
+            # item rather than on a page that claims nothing is left to rate. A full page
+            # goes there by a redirect, so that a reload does not post again.
+            if not request.htmx:
+                messages.error(request, refusal.message)
+                return redirect("annotate")
+            next_lease = services.assignment_next(user=request.user)
+            return _render(request, next_lease, error=refusal.message, status=409)
         if refusal.code in ("lease_expired", "study_closed", "skipped"):
             return _render(request, None, error=refusal.message, status=409)
         return _render(request, assignment, error=refusal.message, posted=posted, status=422)

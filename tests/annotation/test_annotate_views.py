@@ -246,10 +246,52 @@ def test_a_stale_lease_says_so_and_saves_nothing(client, alice):
     Assignment.objects.filter(pk=lease.pk).update(expires_at=timezone.now() - timedelta(seconds=5))
     client.force_login(alice)
 
-    response = client.post(f"/annotate/{lease.token}/", complete_form())
+    response = client.post(f"/annotate/{lease.token}/", complete_form(), follow=True)
 
-    assert response.status_code == 409
+    assert response.redirect_chain[0] == ("/annotate/", 302)
     assert "ran out" in response.content.decode()
+    assert Judgment.objects.count() == 0
+
+
+def _lease_run_out(alice):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    lease = lease_pair(alice)
+    Assignment.objects.filter(pk=lease.pk).update(expires_at=timezone.now() - timedelta(seconds=5))
+    return lease
+
+
+def test_ratings_sent_after_the_lease_ran_out_are_refused_above_the_next_item(client, alice):
+    stale = _lease_run_out(alice)
+    client.force_login(alice)
+
+    response = client.post(
+        f"/annotate/{stale.token}/", complete_form(), headers={"HX-Request": "true"}
+    )
+
+    page = response.content.decode()
+    assert response.status_code == 409
+    assert "ran out" in page
+    assert "Nothing to rate right now" not in page
+    following = Assignment.objects.get(
+        annotator=alice, state="active", expires_at__gt=stale.expires_at
+    )
+    assert f"/annotate/{following.token}/" in page
+    assert Judgment.objects.count() == 0
+
+
+def test_a_full_page_whose_lease_ran_out_goes_to_the_next_item_and_says_why(client, alice):
+    stale = _lease_run_out(alice)
+    client.force_login(alice)
+
+    shown = client.get(f"/annotate/{stale.token}/", follow=True)
+    sent = client.post(f"/annotate/{stale.token}/", complete_form())
+
+    assert "ran out" in shown.content.decode()
+    assert shown.redirect_chain[0][0] == "/annotate/"
+    assert sent.status_code == 302 and sent.url == "/annotate/"
     assert Judgment.objects.count() == 0
 
 
