@@ -165,10 +165,13 @@ class GoldExpectationInline(admin.TabularInline):
         formset = super().get_formset(request, obj, **kwargs)
         fields = formset.form.base_fields
         answers = Answer.objects.none()
-        if obj is not None:
+        # A diversity set is rated as a whole (its ratings name no answer): only "all"
+        # can match them.
+        if obj is not None and obj.kind != ItemKind.DIVERSITY:
             answers = Answer.objects.filter(pk__in=obj.slots.values("answer_id")).select_related(
                 "source"
             )
+        if obj is not None:
             fields["metric"].queryset = Metric.objects.filter(
                 for_diversity=obj.kind == ItemKind.DIVERSITY
             )

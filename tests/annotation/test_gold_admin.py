@@ -94,3 +94,23 @@ def test_a_range_on_one_of_the_items_answers_is_kept(admin_client, study):
 
     assert response.status_code == 302
     assert GoldExpectation.objects.get().answer == answer
+
+
+def test_a_diversity_set_takes_a_range_on_all_its_answers_only(admin_client, demo_dataset):
+    from tests.builders import make_study
+
+    study = make_study(include_diversity=True)
+    item = Item.objects.filter(study=study, kind=ItemKind.DIVERSITY).first()
+    Item.objects.filter(pk=item.pk).update(is_gold=True)
+    one = item.slots.first().answer
+    diversity = Metric.objects.get(for_diversity=True)
+
+    html = admin_client.get(f"/admin/annotation/item/{item.pk}/change/").content.decode()
+    refused = post_range(admin_client, item, answer=str(one.pk), metric=str(diversity.pk))
+    kept = post_range(admin_client, item, metric=str(diversity.pk))
+
+    # Its ratings name no answer, so a range on one of them would pass everyone.
+    assert choices(html, "gold_expectations-0-answer") == {""}
+    assert refused.status_code == 200 and "Select a valid choice" in refused.content.decode()
+    assert kept.status_code == 302
+    assert GoldExpectation.objects.get().answer is None
