@@ -136,14 +136,15 @@ def quiz_submit(
     )
     if qualification is None:
         raise AnnotationError("not_claimed", _("You have not said you know this character."))
-    if qualification.status not in (QualificationStatus.CLAIMED, QualificationStatus.FAILED):
-        raise AnnotationError(
-            "quiz_done", _("You have already passed the quiz for this character.")
-        )
+    # A second sending of the attempt that passed goes to its result too.
     if attempt is not None and attempt != qualification.quiz_attempts:
         raise AnnotationError(
             "quiz_already_sent",
             _("These answers were already sent and scored; your result is below."),
+        )
+    if qualification.status not in (QualificationStatus.CLAIMED, QualificationStatus.FAILED):
+        raise AnnotationError(
+            "quiz_done", _("You have already passed the quiz for this character.")
         )
     if qualification.quiz_attempts >= MAX_QUIZ_ATTEMPTS:
         raise AnnotationError(

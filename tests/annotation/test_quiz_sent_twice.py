@@ -93,3 +93,20 @@ def test_answers_for_an_attempt_not_made_yet_are_refused_too(gojo_applicant):
 
     assert refusal.value.code == "quiz_already_sent"
     assert Qualification.objects.get(character=gojo).quiz_attempts == 0
+
+
+def test_a_passing_quiz_sent_twice_at_once_is_told_it_was_scored_not_already_passed(
+    gojo_applicant,
+):
+    """Both sendings passed the page's own checks before the first was scored (two
+    requests at once): the second, scored after the first passed, goes to the result."""
+    user, gojo = gojo_applicant
+    qualification = Qualification.objects.get(character=gojo)
+    right = {q.pk: q.correct_choice for q in services.quiz_questions(qualification=qualification)}
+    services.quiz_submit(user=user, character=gojo, choices=right, attempt=0)
+
+    with pytest.raises(services.AnnotationError) as refusal:
+        services.quiz_submit(user=user, character=gojo, choices=right, attempt=0)
+
+    assert refusal.value.code == "quiz_already_sent"
+    assert Qualification.objects.get(character=gojo).quiz_attempts == 1
