@@ -50,9 +50,9 @@ class Command(commands.Command):
                 "No item was given to the simulated annotators: the study's items already "
                 "have their judgments, or its caps leave no room."
             )
-        self._say_workloads(target, count, workload_sd)
+        self._say_workloads(target, workload_sd)
 
-    def _say_workloads(self, study: Study, count: int, workload_sd: float) -> None:
+    def _say_workloads(self, study: Study, workload_sd: float) -> None:
         workloads = simulated_workloads(study)
         if not workloads:
             return
