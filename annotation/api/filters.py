@@ -71,9 +71,13 @@ def study_filter(field_name: str) -> KnownSlugFilter:
     )
 
 
-def source_filter(field_name: str) -> KnownSlugFilter:
+def source_filter(field_name: str, *, distinct: bool = False) -> KnownSlugFilter:
     return KnownSlugFilter(
-        field_name=field_name, model=Source, noun="source", listed_at="/api/v1/sources/"
+        field_name=field_name,
+        model=Source,
+        noun="source",
+        listed_at="/api/v1/sources/",
+        distinct=distinct,
     )
 
 
@@ -114,7 +118,9 @@ class JudgmentFilter(django_filters.FilterSet):
     study = study_filter("item__study__slug")
     character = WholeNumberFilter(field_name="item__character")
     round = WholeNumberFilter(field_name="item__round")
-    source = source_filter("item__slots__answer__source__slug")
+    # Through the item's answers: a diversity set holds several of one source's, and its
+    # judgment would be listed once per answer.
+    source = source_filter("item__slots__answer__source__slug", distinct=True)
 
     class Meta:
         model = Judgment

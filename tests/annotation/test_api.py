@@ -324,3 +324,24 @@ def test_a_script_naming_no_language_reads_the_apis_messages_in_english(client, 
     assert refused.status_code == 403 and refused.json() == {"detail": "Invalid token."}
     assert missing.status_code == 404 and missing.json()["detail"].startswith("No Study")
     assert chinese.json() == {"detail": "认证令牌无效。"}  # asked for, it is Chinese
+
+
+def test_a_diversity_set_judgment_is_listed_once_when_filtered_by_its_source(
+    client, demo_dataset, luffy, settings
+):
+    from annotation.models import Judgment
+
+    settings.CHATANIME_BOOTSTRAP_DRAWS = 10
+    study = make_study(overlap=1, rounds=(1,), characters=[luffy], include_diversity=True)
+    simulate_study(study=study, annotators=3, seed=2)
+    judgment = Judgment.objects.filter(item__study=study, item__kind="diversity").first()
+    source = judgment.item.diversity_source.slug
+    client.force_login(researcher_named("scientist@example.com"))
+
+    found = client.get(
+        "/api/v1/judgments/", {"study": study.slug, "source": source, "page_size": 1000}
+    ).json()
+
+    ids = [row["id"] for row in found["results"]]
+    assert ids.count(judgment.pk) == 1
+    assert len(ids) == len(set(ids)) == found["count"]
