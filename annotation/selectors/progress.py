@@ -80,7 +80,9 @@ def progress_of(user, *, study_id: int | None = None) -> Progress:
         "  FROM annotation_judgment j JOIN annotation_study s ON s.id = j.study_id"
         "  WHERE j.annotator_id = %s AND j.submitted_at >= %s"
         "  ORDER BY j.submitted_at DESC LIMIT 1) last ON 1 = 1"
-        # No membership (or no study shown): no row, so NULL, as for no limit.
+        # No membership (or no study shown): no row, so NULL, as for no limit. The skips
+        # are counted as `services.leases._skip_allowance_check` counts them when a skip
+        # is asked for (skipped leases of the study's items): change both together.
         " LEFT JOIN (SELECT CASE WHEN m.skips_allowed IS NULL THEN NULL"
         "  ELSE m.skips_allowed - (SELECT COUNT(*) FROM annotation_assignment a"
         "   JOIN annotation_item i ON i.id = a.item_id"

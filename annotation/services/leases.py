@@ -299,7 +299,8 @@ def assignment_skip(*, user, token: str, reason: str) -> Assignment:
 def _skip_allowance_check(user, study_id: int) -> None:
     """Refuse a skip beyond the member's allowance (`StudyMembership.skips_allowed`). The
     membership row is locked while its skips are counted: two skips posted at once from
-    two tabs (each its own lease) are counted one after the other."""
+    two tabs (each its own lease) are counted one after the other. The rating page counts
+    them the same way in `selectors.progress_of` (its statement's `skips_left`)."""
     allowed = (
         StudyMembership.objects.select_for_update()
         .filter(study_id=study_id, annotator=user)
