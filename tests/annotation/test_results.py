@@ -258,6 +258,23 @@ def test_a_study_without_results_says_so(client, study, researcher):
     html = client.get(f"/results/{study.slug}/").content.decode()
 
     assert 'data-testid="no-results"' in html
+    assert "still a draft" not in html  # open: annotators can rate
+
+
+def test_a_draft_without_results_says_it_is_not_open_yet(client, demo_dataset, researcher):
+    from dialogues.models import Character, Source
+
+    draft = services.study_create(
+        name="Draft",
+        reference=Source.objects.get(kind="human"),
+        compared=list(Source.objects.filter(kind="llm")),
+        characters=list(Character.objects.all()),
+    )
+    client.force_login(researcher)
+
+    html = client.get(f"/results/{draft.slug}/").content.decode()
+
+    assert "This study is still a draft: a study manager opens it" in html
 
 
 def test_a_study_with_only_diversity_sets_judged_has_results(
