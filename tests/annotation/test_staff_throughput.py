@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.db.models import Count
 from django.db.models.functions import TruncDay, TruncHour
+from django.db.utils import ConnectionHandler
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -84,8 +85,8 @@ def test_the_daily_chart_counts_each_judgment_in_its_day(study, alice):
     assert len(throughput["labels"]) == 7
 
 
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's own date functions")
-def test_on_sqlite_the_hours_are_counted_without_a_python_call_per_judgment(study, alice):
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the suite's database is SQLite")
+def test_on_the_suites_sqlite_the_dashboard_counts_hours_in_the_database(study, alice):
     judgments_at(alice, [NOW - timedelta(hours=2)])
 
     with CaptureQueriesContext(connection) as queries:
@@ -94,6 +95,42 @@ def test_on_sqlite_the_hours_are_counted_without_a_python_call_per_judgment(stud
     statements = " ".join(query["sql"] for query in queries.captured_queries)
     assert "strftime" in statements
     assert "django_datetime_trunc" not in statements
+
+
+@pytest.fixture
+def sqlite():
+    """A SQLite connection of its own, whatever database the suite runs on (CI runs it
+    on PostgreSQL, where the truncation is the database's own): what `make run` uses."""
+    connection = ConnectionHandler(
+        {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+    )["default"]
+    yield connection
+    connection.close()
+
+
+def test_on_sqlite_the_hours_are_counted_without_a_python_call_per_judgment(sqlite):
+    for bucket in (_HourOf, _DayOf):
+        query = Judgment.objects.annotate(bucket=bucket("submitted_at")).values("bucket").query
+
+        statement, _params = query.get_compiler(connection=sqlite).as_sql()
+
+        assert "strftime" in statement
+        assert "django_datetime_trunc" not in statement
+
+
+@pytest.mark.parametrize(
+    "stored", ["2026-03-10 12:59:59.999999", "2026-03-10 13:00:00", "2026-12-31 23:00:00.000001"]
+)
+def test_on_sqlite_the_database_truncates_stored_times_as_djangos_function_does(sqlite, stored):
+    """Stored as SQLite holds Django's times (UTC text, microseconds when there are any)."""
+    with sqlite.cursor() as cursor:
+        for bucket, unit in ((_HourOf, "hour"), (_DayOf, "day")):
+            cursor.execute(
+                "SELECT strftime(%s, %s), django_datetime_trunc(%s, %s, 'UTC', 'UTC')",
+                [bucket.sqlite_format, stored, unit, stored],
+            )
+            ours, djangos = cursor.fetchone()
+            assert ours == djangos
 
 
 @pytest.mark.parametrize("zone", ["UTC", "Asia/Shanghai", "Asia/Kolkata"])
