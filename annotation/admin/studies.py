@@ -47,6 +47,22 @@ class StudyAdminForm(forms.ModelForm):
             "scenarios": _("Scenarios (none: all)"),
             "overlap": _("Annotators per item"),
             "design": _("Pairing design"),
+            "include_diversity": _("Include diversity sets"),
+            "diversity_set_size": _("Answers per diversity set"),
+            "ask_human_guess": _("Ask which answer a fan wrote"),
+            "screening_pass_mark": _("Screening pass mark (share of quiz answers right)"),
+            "lease_minutes": _("Lease minutes (how long an item stays reserved)"),
+            "break_every_items": _("Suggest a break every so many items"),
+            "break_every_minutes": _("Suggest a break every so many minutes"),
+            "cap_per_annotator": _("Cap per annotator"),
+            "cap_per_annotator_per_day": _("Cap per annotator per day"),
+            "balance_characters": _("Balance characters"),
+            "gold_rate": _("Gold item rate"),
+            "min_seconds_per_item": _("Minimum seconds per item"),
+            "flag_straight_lining": _("Flag straight-lining (the same value everywhere)"),
+            "low_agreement_threshold": _("Low-agreement threshold"),
+            "low_agreement_min_units": _("Ratings before agreement is judged"),
+            "pause_after_flags": _("Pause an annotator after so many flags"),
         }
 
     def clean(self):

@@ -78,9 +78,10 @@ def test_the_form_speaks_the_admins_language(admin_client, demo_dataset):
 
     page = admin_client.get("/admin/annotation/study/add/").content.decode()
 
-    for label in ("参照来源", "对比来源", "第 1 轮"):
+    for label in ("参照来源", "对比来源", "第 1 轮", "筛选合格线", "保留分钟数", "金标准题比例"):
         assert label in page
-    assert "Reference source" not in page
+    for english in ("Reference source", "Screening pass mark", "Lease minutes", "Gold rate"):
+        assert english not in page
     assert 'type="checkbox" name="rounds" value="1"' in page
 
 
