@@ -233,10 +233,3 @@ def simulated_workloads(study: Study) -> list[int]:
         .values_list("made", flat=True)
     )
     return sorted(counts, reverse=True)
-
-
-def effective_number(workloads: list[int]) -> float:
-    """Kish's effective number of annotators: as many as would give the same precision
-    with even workloads."""
-    total = sum(workloads)
-    return total**2 / sum(w * w for w in workloads) if total else 0.0

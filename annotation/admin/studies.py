@@ -230,15 +230,8 @@ class ItemAdmin(admin.ModelAdmin):
         "judgment_count",
         "is_gold",
     ]
-    readonly_fields = [
-        "study",
-        "kind",
-        "character",
-        "scenario",
-        "round",
-        "shown_answers",
-        "judgment_count",
-    ]
+    # All but the gold flag: the item itself was made by opening the study.
+    readonly_fields = [name for name in fields if name != "is_gold"]
     inlines = [GoldExpectationInline]
 
     # Not named `answers`: the model's own field of that name would be shown instead.

@@ -51,8 +51,14 @@ def workload_weights(rng, annotators: int, sd: float) -> np.ndarray:
 
 def effective_annotators(annotator, annotators: int) -> float:
     """Kish's effective number of annotators of a study's judgments."""
-    work = np.bincount(annotator, minlength=annotators).astype(float)
-    return float(work.sum() ** 2 / (work**2).sum())
+    return effective_number(np.bincount(annotator, minlength=annotators))
+
+
+def effective_number(workloads) -> float:
+    """Kish's effective number from the judgments per annotator: as many annotators as
+    would give the same precision with even workloads (0 without judgments)."""
+    work = np.asarray(workloads, dtype=float)
+    return float(work.sum() ** 2 / (work**2).sum()) if work.sum() else 0.0
 
 
 def draw_annotators(rng, weights, items: int, overlap: int) -> np.ndarray:

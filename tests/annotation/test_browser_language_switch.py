@@ -4,7 +4,6 @@ already submitted ("You already submitted that item")."""
 
 import pytest
 
-from annotation import demo
 from tests.annotation.test_browser_rating_page import (
     open_as,
     problems,
@@ -12,15 +11,9 @@ from tests.annotation.test_browser_rating_page import (
     ready_form,
     wait_for_other_item,
 )
-from tests.builders import approved_annotator, lease_pair
+from tests.builders import lease_pair
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def rater(demo_dataset, luffy):
-    demo.demo_prepare(annotators=[])
-    return approved_annotator("rater@example.com", [luffy])
 
 
 def test_the_language_switch_returns_to_the_item_on_screen(live_server, new_page, rater):

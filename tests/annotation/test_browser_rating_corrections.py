@@ -4,7 +4,6 @@ did before it was complete; nothing is sent until Enter."""
 
 import pytest
 
-from annotation import demo
 from annotation.models import Judgment
 from tests.annotation.test_browser_rating_page import (
     DESKTOP,
@@ -15,15 +14,9 @@ from tests.annotation.test_browser_rating_page import (
     ready_form,
     wait_for_other_item,
 )
-from tests.builders import approved_annotator, lease_pair
+from tests.builders import lease_pair
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def rater(demo_dataset, luffy):
-    demo.demo_prepare(annotators=[])
-    return approved_annotator("rater@example.com", [luffy])
 
 
 def active_row(page):

@@ -4,7 +4,6 @@ reload and says so; one the server answered drops the draft."""
 
 import pytest
 
-from annotation import demo
 from annotation.models import Judgment
 from tests.annotation.test_browser_rating_page import (
     PHONE,
@@ -13,7 +12,7 @@ from tests.annotation.test_browser_rating_page import (
     ready_form,
     wait_for_other_item,
 )
-from tests.builders import approved_annotator, lease_pair
+from tests.builders import lease_pair
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -21,12 +20,6 @@ NOT_SENT = (
     "Not sent: the connection or the site failed. Your ratings are still here and kept in"
     " this browser; send them again."
 )
-
-
-@pytest.fixture
-def rater(demo_dataset, luffy):
-    demo.demo_prepare(annotators=[])
-    return approved_annotator("rater@example.com", [luffy])
 
 
 def rated(page):

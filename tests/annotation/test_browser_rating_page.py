@@ -6,21 +6,14 @@ import re
 
 import pytest
 
-from annotation import demo
 from annotation.models import Assignment, AssignmentState, Judgment
-from tests.builders import approved_annotator, lease_pair
+from tests.builders import lease_pair
 from tests.fixtures.browser import RECORD_VIOLATIONS, session_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PHONE = {"width": 375, "height": 812}
 DESKTOP = {"width": 1280, "height": 900}
-
-
-@pytest.fixture
-def rater(demo_dataset, luffy):
-    demo.demo_prepare(annotators=[])
-    return approved_annotator("rater@example.com", [luffy])
 
 
 def open_as(new_page, live_server, user, path, **options):

@@ -105,12 +105,19 @@ def test_a_fan_of_a_formerly_quizless_character_qualifies_and_rates(
     assert judgment.item.character == gojo
 
 
-def test_on_a_phone_every_quiz_choice_is_a_44_px_target(live_server, new_page, gojo_study):
+def signed_in_on_a_phone(live_server, new_page, claimed=()):
+    """A fan who consented (and claimed `claimed`), signed in at 390 px."""
     fan = UserFactory(email="phone-fan@example.com", password=PASSWORD)
     services.consent_give(user=fan)
-    services.characters_claim(user=fan, characters=[gojo_study])
+    if claimed:
+        services.characters_claim(user=fan, characters=list(claimed))
     page = new_page(viewport={"width": 390, "height": 844})
     log_in(page, live_server.url, "phone-fan@example.com")
+    return page
+
+
+def test_on_a_phone_every_quiz_choice_is_a_44_px_target(live_server, new_page, gojo_study):
+    page = signed_in_on_a_phone(live_server, new_page, claimed=[gojo_study])
 
     page.goto(f"{live_server.url}/screening/quiz/{gojo_study.pk}/")
 
@@ -122,10 +129,7 @@ def test_on_a_phone_every_quiz_choice_is_a_44_px_target(live_server, new_page, g
 
 
 def test_on_a_phone_every_character_to_choose_is_a_44_px_target(live_server, new_page, gojo_study):
-    fan = UserFactory(email="phone-fan@example.com", password=PASSWORD)
-    services.consent_give(user=fan)
-    page = new_page(viewport={"width": 390, "height": 844})
-    log_in(page, live_server.url, "phone-fan@example.com")
+    page = signed_in_on_a_phone(live_server, new_page)
 
     page.goto(f"{live_server.url}/screening/characters/")
 

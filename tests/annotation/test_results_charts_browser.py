@@ -32,6 +32,17 @@ def ten_sources(demo_dataset, tmp_path, settings):
     return study
 
 
+def on_a_phone(new_page, live_server, study, canvas: str):
+    """The study's results page at 390 px, a researcher's, once `canvas` has its chart."""
+    page = new_page(viewport={"width": 390, "height": 844})
+    page.context.add_cookies([session_cookie(live_server, researcher_named("r@example.com"))])
+    page.goto(f"{live_server.url}/results/{study.slug}/")
+    page.wait_for_function(
+        f"() => window.Chart && Chart.getChart(document.getElementById('{canvas}'))"
+    )
+    return page
+
+
 BARS = """() => {
   const chart = Chart.getChart(document.getElementById("bars"));
   const sources = chart.options.indexAxis === "y" ? chart.scales.y : chart.scales.x;
@@ -45,10 +56,7 @@ BARS = """() => {
 def test_on_a_phone_the_dimension_chart_names_every_source_with_room_for_its_bars(
     live_server, new_page, ten_sources
 ):
-    page = new_page(viewport={"width": 390, "height": 844})
-    page.context.add_cookies([session_cookie(live_server, researcher_named("r@example.com"))])
-    page.goto(f"{live_server.url}/results/{ten_sources.slug}/")
-    page.wait_for_function("() => window.Chart && Chart.getChart(document.getElementById('bars'))")
+    page = on_a_phone(new_page, live_server, ten_sources, "bars")
 
     bars = page.evaluate(BARS)
 
@@ -70,10 +78,7 @@ RADAR = """() => {
 def test_on_a_phone_the_radar_puts_long_metric_names_on_two_lines_and_leaves_the_web_room(
     live_server, new_page, ten_sources
 ):
-    page = new_page(viewport={"width": 390, "height": 844})
-    page.context.add_cookies([session_cookie(live_server, researcher_named("r@example.com"))])
-    page.goto(f"{live_server.url}/results/{ten_sources.slug}/")
-    page.wait_for_function("() => window.Chart && Chart.getChart(document.getElementById('radar'))")
+    page = on_a_phone(new_page, live_server, ten_sources, "radar")
 
     radar = page.evaluate(RADAR)
 

@@ -6,7 +6,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from annotation.simulation import annotators_for, effective_number
+from annotation.simulation import annotators_for
+from annotation.stats.crowd import effective_number
 from tests.builders import make_study
 
 pytestmark = pytest.mark.django_db

@@ -2,12 +2,8 @@ from django.core.management.base import CommandError
 
 from annotation import services
 from annotation.models import Study
-from annotation.simulation import (
-    annotators_for,
-    effective_number,
-    simulate_study,
-    simulated_workloads,
-)
+from annotation.simulation import annotators_for, simulate_study, simulated_workloads
+from annotation.stats.crowd import effective_number
 from common import commands
 from dialogues.models import Source
 
