@@ -19,7 +19,7 @@ from .exports import (
     export_jobs_tidy,
     manifest_name,
 )
-from .judgments import Submission, judgment_submit
+from .judgments import COMMENT_MAX_CHARS, Submission, judgment_submit
 from .leases import (
     assignment_check_active,
     assignment_next,
@@ -72,6 +72,7 @@ from .studies import (
 
 __all__ = [
     "BUNDLED_QUIZZES",
+    "COMMENT_MAX_CHARS",
     "MAX_QUIZ_ATTEMPTS",
     "QUIZ_LENGTH",
     "AnnotationError",

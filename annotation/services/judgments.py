@@ -24,6 +24,10 @@ from .errors import AnnotationError
 from .leases import assignment_check_active, lease_check
 from .refreshes import study_results_refresh_later
 
+# The longest comment, in characters as a person counts them (code points). A longer one
+# is refused, never cut: the annotator would not know their comment lost its end.
+COMMENT_MAX_CHARS = 2000
+
 
 @dataclass(frozen=True)
 class Submission:
@@ -225,6 +229,17 @@ def _judgment_of(
                     "human_guess", _("Say which answer you think a fan wrote, or 'not sure'.")
                 )
             guess = position_answer.get(submission.human_guess)
+    # Counted as the page counts it: a browser sends each line break as two characters.
+    comment = plain_text(submission.comment).replace("\r\n", "\n")
+    if len(comment) > COMMENT_MAX_CHARS:
+        raise AnnotationError(
+            "comment_too_long",
+            _(
+                "Your comment may have at most %(max)d characters; it has %(n)d."
+                " Nothing was saved: shorten it and send again."
+            )
+            % {"max": COMMENT_MAX_CHARS, "n": len(comment)},
+        )
 
     judgment = Judgment(
         item=item,
@@ -237,7 +252,7 @@ def _judgment_of(
         is_tie=is_tie,
         human_guess_id=guess,
         human_guess_asked=guess_asked,
-        comment=plain_text(submission.comment, 2000),
+        comment=comment,
         simulated=simulated,
     )
     metric_ids = {m.slug: m.pk for m in metrics}

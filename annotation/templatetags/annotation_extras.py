@@ -6,6 +6,8 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 from django.utils.translation import get_language, gettext, gettext_lazy
 
+from ..services import COMMENT_MAX_CHARS
+
 register = template.Library()
 
 
@@ -137,7 +139,7 @@ def rating_controls(item, posted):
     process renders them once per language, kind of item, wording of the metrics and
     fan guess asked or not; after that they cost a dictionary lookup. A page that shows
     what was posted (a refused submission) is rendered as it is."""
-    context = {"item": item, "posted": posted}
+    context = {"item": item, "posted": posted, "comment_max": COMMENT_MAX_CHARS}
     if posted:
         return render_to_string("annotation/_controls.html", context)
     key = (

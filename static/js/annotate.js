@@ -78,10 +78,31 @@
     try { localStorage.removeItem(draftKey(form)); } catch (e) { /* ignore */ }
   }
 
+  // The comment's count, shown from 90% of its limit on: counted in characters as a
+  // person counts them, like the server, which refuses a longer comment rather than cut
+  // it (the field's maxlength is only a backstop; see _controls.html). Over the limit it
+  // says by how much, so a pasted text is not sent to be refused.
+  function countComment(form) {
+    var field = form.querySelector("textarea[name=comment][data-max]");
+    var counter = form.querySelector("[data-testid=comment-count]");
+    if (!field || !counter) { return; }
+    var max = parseInt(field.dataset.max, 10);
+    var n = Array.from(field.value.trim().replace(/\r\n/g, "\n")).length;
+    var over = n > max;
+    counter.hidden = n < max * 0.9;
+    counter.classList.toggle("over", over);
+    var words = over ? counter.dataset.over : counter.dataset.message;
+    counter.textContent = words
+      .replace("{n}", n.toLocaleString())
+      .replace("{max}", max.toLocaleString())
+      .replace("{over}", (n - max).toLocaleString());
+  }
+
   function bind(form) {
     if (form._bound) { return; }
     form._bound = true;
     restoreDraft(form);
+    countComment(form);
     setActive(form, firstUnanswered(form) || groups(form)[0]);
     form.dataset.ready = "true";
 
@@ -91,7 +112,7 @@
       var group = event.target.closest("[data-group]");
       if (group) { setActive(form, group, true); }
     });
-    form.addEventListener("input", function () { saveDraft(form); });
+    form.addEventListener("input", function () { saveDraft(form); countComment(form); });
     form.addEventListener("focusin", function (event) {
       var group = event.target.closest("[data-group]");
       if (group) { setActive(form, group); }
