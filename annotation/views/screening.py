@@ -115,7 +115,10 @@ def quiz(request: AuthenticatedRequest, character_id: int) -> HttpResponse:
                 messages.info(request, refusal.message)
                 return redirect("screening")
             messages.error(request, refusal.message)
-            context["posted"] = request.POST
+            # Refused (an answer missing, where the browser's own check did not run): the
+            # quiz comes back as it was filled in, to finish rather than start again.
+            context["chosen"] = choices
+            context["sample"] = request.POST.get("roleplay_sample", "")
             return render(request, "annotation/quiz.html", context, status=422)
         messages.add_message(
             request,

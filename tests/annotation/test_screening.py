@@ -170,6 +170,33 @@ def test_an_incomplete_quiz_is_refused_and_uses_no_attempt(applicant, luffy, que
     assert Qualification.objects.get().quiz_attempts == 0
 
 
+def test_a_quiz_refused_for_a_missing_answer_comes_back_as_it_was_filled_in(
+    client, applicant, luffy, question_bank
+):
+    """Only a script or a browser without `required` sends a quiz with an answer left out:
+    the answers chosen and the sample come back with the error, to finish the quiz."""
+    services.consent_give(user=applicant)
+    services.characters_claim(user=applicant, characters=[luffy])
+    qualification = Qualification.objects.get()
+    client.force_login(applicant)
+    *answered, left_out = right_answers(qualification).items()
+    form = {f"q{pk}": str(choice) for pk, choice in answered}
+    form["roleplay_sample"] = "别灰心！"
+
+    response = client.post(f"/screening/quiz/{luffy.pk}/", form)
+
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "Please answer every question." in html
+    for pk, choice in answered:
+        assert f'name="q{pk}" value="{choice}" checked required' in html
+    assert f'name="q{left_out[0]}" value="{left_out[1]}" required' in html
+    assert html.count(" checked ") == len(answered)
+    assert ">别灰心！</textarea>" in html
+    assert '<form method="post" class="show-missing">' in html  # the one left out in red
+    assert Qualification.objects.get().quiz_attempts == 0
+
+
 def test_the_admin_action_approves_and_work_follows(client, applicant, luffy, question_bank):
     services.consent_give(user=applicant)
     services.characters_claim(user=applicant, characters=[luffy])
