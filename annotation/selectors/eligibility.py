@@ -6,14 +6,12 @@ and day, never a study holding answers they wrote), approved characters, items n
 seen, answers not yet seen in the study, overlap not exceeded; ordering: least complete
 character, diversity sets, closest to complete, random, with a look-ahead where a greedy
 choice could strand judgments (`ordering`, `lookahead`); sides counterbalanced per
-annotator."""
+annotator (`sides`)."""
 
-import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.utils import timezone
-from django.utils.crypto import salted_hmac
 
 from .. import sql
 from ..models import (
@@ -47,13 +45,16 @@ def current_lease(user, now, only_study) -> Assignment | None:
     return next(iter(found), None)
 
 
-def studies_with_room(user, now, only_study=None, *, with_progress: bool = True) -> list[Study]:
-    """Open studies with room for this annotator, read in one query of one row per study
-    and character they may rate in it, and one of their judgments per study. Each comes
-    with `done`, `done_today`, `cap` (the member's own, else the study's), `character_ids`
-    (the approved characters this annotator rates in it) and, unless `with_progress` is
-    False, `progress` (per character with items: judgments given and wanted; one more
-    query per study)."""
+def studies_with_room(
+    user, now, only_study=None, *, with_progress: bool = True, paused_too: bool = False
+) -> list[Study]:
+    """Open studies (and paused ones with `paused_too`) with room for this annotator, read
+    in one query of one row per study and character they may rate in it, and one of their
+    judgments per study. Each comes with `done`, `done_today`, `cap` (the member's own,
+    else the study's), `character_ids` (the approved characters this annotator rates in
+    it) and, unless `with_progress` is False, `progress` (per character with items:
+    judgments given and wanted; one more query per study)."""
+    statuses = (StudyStatus.OPEN, StudyStatus.PAUSED) if paused_too else (StudyStatus.OPEN,)
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     # Written out (see `annotation.sql`): asked by every plan, and built by the ORM it cost
     # about as much CPU as the rest of the plan's reads together.
@@ -62,7 +63,7 @@ def studies_with_room(user, now, only_study=None, *, with_progress: bool = True)
         " FROM annotation_study_characters sc"
         " JOIN annotation_study s ON s.id = sc.study_id"
         " LEFT JOIN annotation_studymembership m ON m.study_id = s.id AND m.annotator_id = %s"
-        f" WHERE s.status = {sql.literal(StudyStatus.OPEN)}"
+        f" WHERE s.status IN ({', '.join(sql.literal(status) for status in statuses)})"
         "  AND EXISTS (SELECT 1 FROM annotation_qualification q"
         "   JOIN annotation_annotatorprofile p ON p.id = q.profile_id"
         f"   WHERE p.user_id = %s AND p.status = {sql.literal(ProfileStatus.APPROVED)}"
@@ -263,7 +264,8 @@ def items_full(item_ids, study: Study, now) -> set[int]:
 
 
 def items_left_estimate(user) -> int:
-    """About how many more items this annotator can do: taking one pair of a scenario
+    """About how many more items this annotator can do in open or paused studies (a pause
+    is for a while: the progress line keeps their items). Taking one pair of a scenario
     rules out the others that show the same answers, so each (character, scenario) with
     open pairs counts once under the reference design and n // 2 times under round-robin,
     less those where they already had an item; diversity sets once per character where
@@ -271,7 +273,7 @@ def items_left_estimate(user) -> int:
     what this annotator had is read for them."""
     now = timezone.now()
     total = 0
-    for study in studies_with_room(user, now, with_progress=False):
+    for study in studies_with_room(user, now, with_progress=False, paused_too=True):
         open_pairs, open_sets = open_work(study)
         had = set(
             Assignment.objects.filter(annotator=user, item__study=study)
@@ -335,66 +337,3 @@ def _open_work_count(study: Study) -> tuple[dict[int, set[int]], set[int]]:
         else:
             pairs.setdefault(character_id, set()).add(scenario_id)
     return pairs, sets
-
-
-@dataclass
-class SideHistory:
-    """The sides of the pairs this annotator was shown in a study: per source, how many
-    more times it was on their left than right; how many pairs they have been shown
-    (their position in the side schedule); and which slot was on the left in their last
-    two pairs, oldest first."""
-
-    imbalance: dict[int, int] = field(default_factory=dict)
-    shown: int = 0
-    recent: list[int] = field(default_factory=list)
-
-    def record(self, left_source: int, right_source: int, left_slot: int) -> None:
-        self.imbalance[left_source] = self.imbalance.get(left_source, 0) + 1
-        self.imbalance[right_source] = self.imbalance.get(right_source, 0) - 1
-        self.shown += 1
-        self.recent = [*self.recent[-1:], left_slot]
-
-
-def side_history(user, study: Study) -> SideHistory:
-    """Read in one written statement (see `annotation.sql`) whose size does not grow with
-    the annotator's history: their pairs counted per (left, right) source, and the last
-    two pairs' display orders."""
-    # The annotator's pairs in the study are found once (a CTE read twice is computed
-    # once), then counted and their last two taken. Each lease's study is looked up by
-    # its item's key: joined to the items instead, PostgreSQL hashed every item of the
-    # study (24,000 rows, about 3 ms a plan) to keep an annotator's few hundred leases.
-    found = sql.rows(
-        "WITH mine AS (SELECT a.left_source_id, a.right_source_id, a.served_at, a.id,"
-        "  a.display_order FROM annotation_assignment a"
-        "  WHERE a.annotator_id = %s AND a.left_source_id IS NOT NULL"
-        "  AND (SELECT i.study_id FROM annotation_item i WHERE i.id = a.item_id) = %s)"
-        " SELECT left_source_id, right_source_id, COUNT(*), NULL, NULL, NULL FROM mine"
-        " GROUP BY left_source_id, right_source_id"
-        " UNION ALL SELECT NULL, NULL, NULL, r.served_at, r.id, r.display_order FROM"
-        " (SELECT served_at, id, display_order FROM mine ORDER BY served_at DESC, id DESC"
-        "  LIMIT 2) r",
-        [user.pk, study.pk],
-    )
-    history = SideHistory()
-    recent = []
-    for left, right, count, served_at, lease_id, display_order in found:
-        if left is None:
-            # As the database gives it (SQLite: its text, which sorts the same): only sorted.
-            recent.append((served_at, lease_id, display_order))
-            continue
-        history.imbalance[left] = history.imbalance.get(left, 0) + count
-        history.imbalance[right] = history.imbalance.get(right, 0) - count
-        history.shown += count
-    history.recent = [_json(order)[0] for *_when, order in sorted(recent)]
-    return history
-
-
-def _json(value):
-    """A JSON column read by a written statement: text on both databases here."""
-    return json.loads(value) if isinstance(value, str) else value
-
-
-def side_schedule_seed(user, study: Study) -> str:
-    # Keyed with the site's secret: an annotator who could compute their own schedule
-    # could tell where the reference answer will be.
-    return salted_hmac("annotation.sides", f"{study.pk}:{user.pk}", algorithm="sha256").hexdigest()

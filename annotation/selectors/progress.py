@@ -23,6 +23,9 @@ class Progress:
     # Skips the annotator has left in the study of the item shown: None where the study
     # sets no limit (every annotator recruited on the site; see `StudyMembership`).
     skips_left: int | None = None
+    # A study the annotator has rated in is paused: its items are still counted (done and
+    # left), and the page says why none of them comes now.
+    paused: bool = False
 
     @property
     def total(self) -> int:
@@ -31,6 +34,10 @@ class Progress:
     @property
     def percent(self) -> int:
         return round(100 * self.done / self.total) if self.total else 100
+
+
+# The studies the progress line counts: under way, open or paused for a while.
+_UNDER_WAY = f"{sql.literal(StudyStatus.OPEN)}, {sql.literal(StudyStatus.PAUSED)}"
 
 
 def progress_of(user, *, study_id: int | None = None) -> Progress:
@@ -43,7 +50,12 @@ def progress_of(user, *, study_id: int | None = None) -> Progress:
     What is left is the live leases plus the estimate of what the annotator may still
     take, and every item taken (leased, whatever came of it) leaves the estimate: so the
     total stays put as an item is leased and rated, and falls by one when one is skipped or
-    let go, at once and not when the estimate is next made."""
+    let go, at once and not when the estimate is next made.
+
+    Both count the studies under way, open or paused: a pause is for a while, and the
+    line stays as it was through it (counted as open studies only, the work done fell to
+    0 at once while the estimate, kept for two minutes, still held the study's items:
+    "Done 0 of 56")."""
     now = timezone.now()
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     since_previous = sql.milliseconds_between(
@@ -59,18 +71,25 @@ def progress_of(user, *, study_id: int | None = None) -> Progress:
         every_items,
         every_minutes,
         skips_left,
+        paused,
     ) = sql.one_row(
         "SELECT"
         " (SELECT COUNT(*) FROM annotation_judgment j"
         "  WHERE j.annotator_id = %s"
         "  AND j.study_id IN (SELECT s.id FROM annotation_study s"
-        f"  WHERE s.status = {sql.literal(StudyStatus.OPEN)})),"
+        f"  WHERE s.status IN ({_UNDER_WAY}))),"
         " (SELECT COUNT(*) FROM annotation_assignment a"
         f"  WHERE a.annotator_id = %s AND a.state = {sql.literal(AssignmentState.ACTIVE)}"
         "  AND a.expires_at > %s),"
         " (SELECT COUNT(*) FROM annotation_assignment a WHERE a.annotator_id = %s),"
         " d.today, d.last_at, d.started_at, last.break_every_items, last.break_every_minutes,"
-        " skips.skips_left"
+        " skips.skips_left,"
+        # Paused studies are few (mostly none), so the annotator's leases are asked of each.
+        " (SELECT COUNT(*) FROM annotation_study ps"
+        f"  WHERE ps.status = {sql.literal(StudyStatus.PAUSED)}"
+        "  AND EXISTS (SELECT 1 FROM annotation_assignment pa"
+        "   JOIN annotation_item pi ON pi.id = pa.item_id"
+        "   WHERE pa.annotator_id = %s AND pi.study_id = ps.id))"
         # A sitting starts at the judgment given more than SESSION_GAP after the one before.
         " FROM (SELECT COUNT(*) AS today, MAX(submitted_at) AS last_at,"
         "  MAX(CASE WHEN gap IS NULL OR gap > %s THEN submitted_at END) AS started_at"
@@ -94,6 +113,7 @@ def progress_of(user, *, study_id: int | None = None) -> Progress:
             user.pk,
             user.pk,
             sql.db_moment(now),
+            user.pk,
             user.pk,
             SESSION_GAP // timedelta(milliseconds=1),
             user.pk,
@@ -119,6 +139,7 @@ def progress_of(user, *, study_id: int | None = None) -> Progress:
         remaining=remaining,
         break_due=is_break_due_in(sitting, now),
         skips_left=None if skips_left is None else max(0, skips_left),
+        paused=bool(paused),
     )
 
 

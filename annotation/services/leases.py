@@ -41,12 +41,8 @@ from ..pairing import (
     left_first,
     scheduled_left_slot,
 )
-from ..selectors.eligibility import (
-    SideHistory,
-    current_lease,
-    items_full,
-    side_schedule_seed,
-)
+from ..selectors.eligibility import current_lease, items_full
+from ..selectors.sides import SideHistory, side_schedule_seed
 from . import worklists
 from .errors import AnnotationError
 

@@ -39,8 +39,9 @@ from django.db import transaction
 
 from ..models import ItemKind, Study
 from ..selectors.annotating import item_blocks
-from ..selectors.eligibility import SideHistory, gold_due, side_history, studies_with_room
+from ..selectors.eligibility import gold_due, studies_with_room
 from ..selectors.ordering import candidate_items
+from ..selectors.sides import SideHistory, side_history
 
 # How long a plan is trusted. Long enough that most items come from a kept plan (an
 # annotator rates one every 30-90 s; a crowd of them shares the server), short enough

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from annotation.models import AnswerExposure, Assignment, Item, ItemKind
 from annotation.selectors import item_block
-from annotation.selectors.eligibility import SideHistory
+from annotation.selectors.sides import SideHistory
 from annotation.services import leases
 from tests.builders import approved_annotator
 

@@ -22,7 +22,7 @@ from annotation.models import (
     Study,
 )
 from annotation.pairing import scheduled_left_slot, side_slack
-from annotation.selectors import eligibility
+from annotation.selectors import sides as side_reads
 from annotation.services import worklists
 from dialogues.models import Answer, Character, Source
 from tests.builders import approved_annotator, late_scenario, make_study
@@ -149,7 +149,7 @@ def test_sides_follow_the_annotators_schedule_and_repeat_after_an_override(demo_
     for n in range(3):
         annotator = approved_annotator(f"schedule{n}@example.com", characters)
         leases = [lease for lease in work_through(annotator) if lease.left_source_id]
-        seed = eligibility.side_schedule_seed(annotator, study)
+        seed = side_reads.side_schedule_seed(annotator, study)
         imbalance, sides = {}, []
         for position, lease in enumerate(leases):
             scheduled = scheduled_left_slot(seed, position, sides[-2:])
@@ -175,7 +175,7 @@ def test_after_an_override_that_changed_the_side_the_next_pair_keeps_that_side(d
     # the repeat differs from what the schedule alone would say.
     for n in range(40):
         annotator = approved_annotator(f"override{n}@example.com", characters)
-        seed = eligibility.side_schedule_seed(annotator, study)
+        seed = side_reads.side_schedule_seed(annotator, study)
         if scheduled_left_slot(seed, 1) == scheduled_left_slot(seed, 2):
             break
     overridden = 1 - scheduled_left_slot(seed, 1)
@@ -224,7 +224,7 @@ def test_the_side_history_is_the_sum_of_the_annotators_pairs_in_the_study(demo_d
     outside = services.assignment_next(user=annotator, study=other)
     assert outside is not None and outside.left_source_id is not None
 
-    history = eligibility.side_history(annotator, study)
+    history = side_reads.side_history(annotator, study)
 
     imbalance: dict[int, int] = {}
     for lease in leases:

@@ -179,3 +179,33 @@ def test_the_total_falls_by_one_when_an_item_is_skipped_and_stays_when_one_is_ra
     cache.clear()
     items_left_forget()
     assert selectors.progress_of(alice).total == skipped.total
+
+
+def test_a_paused_study_keeps_its_figures_and_the_page_says_it_is_paused(client, alice, study):
+    """Staff pause a study while an annotator rates it: what they did and what is left
+    stay on the line (it read "Done 0 of 56" while the estimate was kept), and the page
+    says why nothing comes, until the study reopens."""
+    from django.core.cache import cache
+
+    from annotation.selectors.progress import items_left_forget
+
+    rate(alice, 3)
+    lease_pair(alice)  # the item on their screen when the study is paused
+    before = selectors.progress_of(alice)
+    assert (before.done, before.paused) == (3, False)
+
+    services.study_set_status(study=study, status=StudyStatus.PAUSED)
+    paused = selectors.progress_of(alice)
+    assert (paused.done, paused.total, paused.today, paused.paused) == (3, before.total, 3, True)
+    cache.clear()
+    items_left_forget()  # an estimate made afresh, during the pause, says the same
+    assert selectors.progress_of(alice).total == before.total
+
+    client.force_login(alice)
+    page = client.get("/annotate/").content.decode()
+    assert f"Done 3 of {before.total} · today 3" in page
+    assert "The study team has paused a study you were rating." in page
+
+    services.study_set_status(study=study, status=StudyStatus.OPEN)
+    reopened = selectors.progress_of(alice)
+    assert (reopened.done, reopened.total, reopened.paused) == (3, before.total, False)
