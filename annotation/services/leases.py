@@ -352,5 +352,15 @@ def lease_check(assignment: Assignment) -> None:
             "lease_expired",
             _("Your time for this item ran out and it went back to the pool. Nothing was saved."),
         )
+    if assignment.item.study.status == StudyStatus.PAUSED:
+        # Told apart from a closed study: the item may come back to them when it reopens.
+        raise AnnotationError(
+            "study_paused",
+            _(
+                "This study is paused: ratings cannot be sent until it reopens. Your"
+                " ratings of this item stay in this browser and come back with it if it is"
+                " still reserved for you then."
+            ),
+        )
     if assignment.item.study.status != StudyStatus.OPEN:
         raise AnnotationError("study_closed", _("This study is not open any more."))

@@ -23,6 +23,9 @@ from ..models import Assignment, AssignmentState
 from ..selectors import Step
 
 TEMPLATE = "annotation/annotate.html"
+# Said on a refused submission whose item may come back to the annotator; read by
+# annotate.js, which otherwise drops the item's draft once the server has answered.
+DRAFT_HEADER = "Rating-Draft"
 # Keyed by the stored value, which is what `Assignment.state` reads back as.
 # Said on whatever page comes next: the next item, the "nothing left" page, or another
 # app's end of the work, so none of them promises a next item.
@@ -216,8 +219,13 @@ def _submit(
                 return redirect("annotate")
             next_lease = services.assignment_next(user=request.user)
             return _render(request, next_lease, error=refusal.message, status=409)
-        if refusal.code in ("lease_expired", "study_closed", "skipped"):
-            return _render(request, None, error=refusal.message, status=409)
+        if refusal.code in ("lease_expired", "study_closed", "study_paused", "skipped"):
+            refused = _render(request, None, error=refusal.message, status=409)
+            if refusal.code == "study_paused":
+                # The item may come back when the study reopens: the page keeps the
+                # draft of it (annotate.js), which it drops on any other refusal.
+                refused[DRAFT_HEADER] = "keep"
+            return refused
         return _render(request, assignment, error=refusal.message, posted=posted, status=422)
     return _next_after_saving(request, known_without_lease=known_without_lease)
 

@@ -118,13 +118,19 @@
       if (group) { setActive(form, group); }
     });
     // The draft goes only once the server has said what became of the rating: saved
-    // (2xx) or the item gone (409). A send that never arrived (a dropped connection on a
-    // phone) or failed keeps it, so a reload brings every rating back, and says so.
+    // (2xx) or the item gone (409: submitted, skipped, its time ran out, the study
+    // closed). A paused study's refusal says "Rating-Draft: keep": the item may come back
+    // when the study reopens, with its draft. A send that never arrived (a dropped
+    // connection on a phone) or failed keeps it, so a reload brings every rating back,
+    // and says so.
     form.addEventListener("submit", function () { noteSendFailed(form, false); });
     form.addEventListener("htmx:afterRequest", function (event) {
       if (event.detail.elt !== form) { return; }
-      var status = event.detail.xhr ? event.detail.xhr.status : 0;
-      if ((status >= 200 && status < 300) || status === 409) {
+      var xhr = event.detail.xhr;
+      var status = xhr ? xhr.status : 0;
+      if (status === 409) {
+        if (xhr.getResponseHeader("Rating-Draft") !== "keep") { clearDraft(form); }
+      } else if (status >= 200 && status < 300) {
         clearDraft(form);
       } else if (status !== 422 && status !== 503) {
         noteSendFailed(form, true);

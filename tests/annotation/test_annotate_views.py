@@ -282,6 +282,32 @@ def test_ratings_sent_after_the_lease_ran_out_are_refused_above_the_next_item(cl
     assert Judgment.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("status", "message", "draft"),
+    [
+        ("paused", "This study is paused: ratings cannot be sent until it reopens.", "keep"),
+        ("closed", "This study is not open any more.", None),
+    ],
+)
+def test_ratings_sent_to_a_study_no_longer_open_say_whether_the_item_may_come_back(
+    client, alice, status, message, draft
+):
+    """The page keeps the draft of an item that may come back (a paused study reopens)
+    and drops it otherwise: the response tells them apart (`Rating-Draft`)."""
+    lease = lease_pair(alice)
+    services.study_set_status(study=lease.item.study, status=status)
+    client.force_login(alice)
+
+    response = client.post(
+        f"/annotate/{lease.token}/", complete_form(), headers={"HX-Request": "true"}
+    )
+
+    assert response.status_code == 409
+    assert message in response.content.decode()
+    assert response.headers.get("Rating-Draft") == draft
+    assert Judgment.objects.count() == 0
+
+
 def test_a_full_page_whose_lease_ran_out_goes_to_the_next_item_and_says_why(client, alice):
     stale = _lease_run_out(alice)
     client.force_login(alice)

@@ -69,3 +69,46 @@ def test_a_submission_that_failed_keeps_every_rating_over_a_reload(
     wait_for_other_item(page, lease.token)
     assert Judgment.objects.get(assignment=lease).comment == "地铁里信号不好"
     assert draft_of(page, lease.token) is None
+
+
+def test_a_rating_refused_because_the_study_is_paused_keeps_its_draft_for_the_reopening(
+    live_server, new_page, rater
+):
+    """Staff pause the study while an item is being rated: the item may come back, so its
+    draft stays; when the study reopens the same item brings every rating back. A refusal
+    whose item cannot come back (its time ran out: it went to someone else) drops it."""
+    from django.utils import timezone
+
+    from annotation import services
+    from annotation.models import Assignment, StudyStatus
+
+    lease = lease_pair(rater)
+    study = lease.item.study
+    page = open_as(new_page, live_server, rater, f"/annotate/{lease.token}/", viewport=PHONE)
+    form = ready_form(page)
+    rate_with_digits(page)
+    form.locator("textarea[name=comment]").fill("暂停前写的")
+    all_rated = rated(page)
+
+    services.study_set_status(study=study, status=StudyStatus.PAUSED)
+    page.locator("#submit-rating").click()
+    page.get_by_test_id("error").wait_for()
+    assert "This study is paused" in page.get_by_test_id("error").inner_text()
+    assert page.get_by_test_id("paused").is_visible()
+    assert draft_of(page, lease.token) is not None
+    assert not Judgment.objects.exists()
+
+    services.study_set_status(study=study, status=StudyStatus.OPEN)
+    page.goto(f"{live_server.url}/annotate/")
+    page.wait_for_url(f"**/annotate/{lease.token}/")
+    form = ready_form(page)
+    assert rated(page) == all_rated
+    assert form.locator("textarea[name=comment]").input_value() == "暂停前写的"
+
+    # The same draft refused because the item's time ran out: it will not come back.
+    Assignment.objects.filter(pk=lease.pk).update(expires_at=timezone.now())
+    page.locator("#submit-rating").click()
+    page.get_by_test_id("error").wait_for()
+    assert "ran out" in page.get_by_test_id("error").inner_text()
+    assert draft_of(page, lease.token) is None
+    assert not Judgment.objects.exists()
