@@ -6,6 +6,7 @@ urlpatterns = [
     path("annotate/", annotate.annotate, name="annotate"),
     path("annotate/<str:token>/", annotate.item, name="annotate-item"),
     path("annotate/<str:token>/skip/", annotate.skip, name="annotate-skip"),
+    path("annotate/<str:token>/keep/", annotate.keep, name="annotate-keep"),
     path("screening/", screening.hub, name="screening"),
     path("screening/consent/", screening.consent, name="screening-consent"),
     path("screening/characters/", screening.characters, name="screening-characters"),

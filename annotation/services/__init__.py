@@ -20,6 +20,7 @@ from .exports import (
     manifest_name,
 )
 from .judgments import COMMENT_MAX_CHARS, Submission, judgment_submit
+from .lease_time import KEPT_AT_MOST, kept_until_limit, lease_keep, leases_expire
 from .leases import (
     assignment_check_active,
     assignment_next,
@@ -73,6 +74,7 @@ from .studies import (
 __all__ = [
     "BUNDLED_QUIZZES",
     "COMMENT_MAX_CHARS",
+    "KEPT_AT_MOST",
     "MAX_QUIZ_ATTEMPTS",
     "QUIZ_LENGTH",
     "AnnotationError",
@@ -104,7 +106,9 @@ __all__ = [
     "judgment_decide",
     "judgment_exclude",
     "judgment_submit",
+    "kept_until_limit",
     "lease_check",
+    "lease_keep",
     "leases_expire",
     "low_agreement_flags",
     "manifest_name",

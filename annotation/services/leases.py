@@ -269,14 +269,6 @@ def _lease_from(worklist: worklists.Worklist, user, now) -> Assignment | None:
     return None
 
 
-def leases_expire() -> int:
-    """Housekeeping for the beat schedule: mark leases past their expiry. Correctness never
-    depends on it; every check compares `expires_at` with the clock."""
-    return Assignment.objects.filter(
-        state=AssignmentState.ACTIVE, expires_at__lte=timezone.now()
-    ).update(state=AssignmentState.EXPIRED)
-
-
 @transaction.atomic
 def assignment_skip(*, user, token: str, reason: str) -> Assignment:
     assignment = active_assignment_for_update(user=user, token=token)

@@ -1,6 +1,7 @@
 """The rating screen. Full pages for plain requests, the `item` fragment for htmx."""
 
 import logging
+import math
 from typing import Any
 
 from django.contrib import messages
@@ -9,6 +10,8 @@ from django.http import Http404, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import time_format
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -23,6 +26,9 @@ from ..models import Assignment, AssignmentState
 from ..selectors import Step
 
 TEMPLATE = "annotation/annotate.html"
+# From five minutes before the item's reservation ends, the page says so and offers to
+# keep it (annotate.js reads the same figure from the page).
+RESERVATION_WARNING_SECONDS = 5 * 60
 # Said on a refused submission whose item may come back to the annotator; read by
 # annotate.js, which otherwise drops the item's draft once the server has answered.
 DRAFT_HEADER = "Rating-Draft"
@@ -38,6 +44,7 @@ _DONE_WITH = {
 logger = logging.getLogger(__name__)
 
 _SKIPPED = gettext_lazy("Skipped: that item will not come back to you. Here is your next one.")
+_KEPT = gettext_lazy("This item is kept for you until %(time)s.")
 _WAITING_FOR_REVIEW = gettext_lazy(
     "Rating opens once the study team has approved your application. Its status is below."
 )
@@ -61,6 +68,7 @@ def _render(
     }
     if assignment is not None:
         context["item"] = selectors.shown_item(assignment)
+        context["reservation"] = _reservation(assignment)
     elif error is None and (done := destination_for("work-done", request.user)):
         # Nothing left here, and another app has this person's end of the work (a panel
         # participant's completion page).
@@ -75,6 +83,19 @@ def _render(
     elif request.htmx:
         push_url(response, reverse("annotate"))
     return response
+
+
+def _reservation(assignment: Assignment) -> dict[str, Any]:
+    """How long the item stays reserved for the annotator, and whether it can be kept
+    longer (`services.lease_keep`): the page counts it down (annotate.js)."""
+    left = (assignment.expires_at - timezone.now()).total_seconds()
+    return {
+        "token": assignment.token,
+        "seconds_left": max(0, int(left)),
+        "minutes_left": max(0, math.ceil(left / 60)),
+        "soon": left <= RESERVATION_WARNING_SECONDS,
+        "can_keep": left > 0 and assignment.expires_at < services.kept_until_limit(assignment),
+    }
 
 
 def _redirect(request: AuthenticatedRequest, address: str) -> HttpResponse:
@@ -279,3 +300,31 @@ def skip(request: AuthenticatedRequest, token: str) -> HttpResponse:
     if not request.htmx:
         messages.info(request, _SKIPPED)
     return _next(request, notice=str(_SKIPPED))
+
+
+@never_cache
+@login_required
+@require_POST
+def keep(request: AuthenticatedRequest, token: str) -> HttpResponse:
+    """Keep the item reserved for longer, asked near the end of its reservation: the
+    reservation's line again (htmx), or the item's page with what became of it."""
+    if (detour := _not_ready(request)) is not None:
+        return detour
+    assignment = _own_assignment(request, token)
+    error: str | None = None
+    try:
+        assignment = services.lease_keep(user=request.user, token=token)
+    except services.AnnotationError as refusal:
+        error, status, still_theirs = refusal.message, 409, refusal.code == "kept_long"
+    else:
+        until = time_format(timezone.localtime(assignment.expires_at))
+        status, still_theirs = 200, True
+    if not request.htmx:
+        if error is None:
+            messages.info(request, _KEPT % {"time": until})
+        else:
+            messages.error(request, error)
+        # An item no longer theirs (its time ran out, the study paused) is left for the next.
+        return redirect("annotate-item", token=token) if still_theirs else redirect("annotate")
+    context = {"reservation": _reservation(assignment), "reservation_error": error}
+    return render(request, "annotation/_reservation.html", context, status=status)

@@ -229,9 +229,43 @@
     }
   });
 
+  // The item's reservation, counted down from the seconds the server gave when it drew
+  // the line (the phone's own clock may be wrong). Every few seconds the line says how
+  // long is left; from the warning on it offers to keep the item, and once the time is
+  // over it says that ratings sent now are refused, before they are sent.
+  function countDown(line) {
+    if (line._deadline) { return; }
+    line._deadline = Date.now() + parseInt(line.dataset.secondsLeft, 10) * 1000;
+    var warning = parseInt(line.dataset.warningSeconds, 10) * 1000;
+    var text = line.querySelector(".reservation-text");
+    var keep = line.querySelector("form.keep");
+    function tick() {
+      if (!line.isConnected) { clearInterval(line._timer); return; }
+      var left = line._deadline - Date.now();
+      var minutes = Math.ceil(left / 60000);
+      var words;
+      if (left <= 0) {
+        words = line.dataset.over;
+        clearInterval(line._timer);
+      } else {
+        var kind = left <= warning ? "soon" : "left";
+        words = line.dataset[kind + (minutes === 1 ? "One" : "Other")].replace("{m}", minutes);
+      }
+      line.classList.toggle("soon", left <= warning);
+      line.classList.toggle("over", left <= 0);
+      if (keep) { keep.hidden = left > warning || left <= 0; }
+      // Rewritten only when it changes: the live region reads out each change.
+      if (text.textContent.trim() !== words) { text.textContent = words; }
+    }
+    tick();
+    line._timer = setInterval(tick, 5000);
+  }
+
   function init(root) {
     (root.querySelectorAll ? root : document).querySelectorAll("form.rating-form").forEach(bind);
     if (root.matches && root.matches("form.rating-form")) { bind(root); }
+    (root.querySelectorAll ? root : document).querySelectorAll(".reservation[data-seconds-left]").forEach(countDown);
+    if (root.matches && root.matches(".reservation[data-seconds-left]")) { countDown(root); }
   }
 
   document.addEventListener("DOMContentLoaded", function () { init(document); });
