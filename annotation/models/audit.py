@@ -17,6 +17,9 @@ class AuditAction(models.TextChoices):
     FLAG_RESOLVE = "flag.resolve", _("Flag marked as reviewed")
     STUDY_CREATE = "study.create", _("Study created")
     STUDY_OPEN = "study.open", _("Study opened")
+    STUDY_PAUSE = "study.pause", _("Study paused")
+    STUDY_RESUME = "study.resume", _("Study resumed")
+    STUDY_CLOSE = "study.close", _("Study closed")
     STUDY_STATUS = "study.status", _("Study status changed")
     STUDY_CHANGE = "study.change", _("Study settings changed")
     MEMBERSHIP_ADD = "membership.add", _("Annotator assigned to study")
@@ -87,6 +90,21 @@ class AuditEvent(models.Model):
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor_label or 'system'} {self.action}"
+
+    @property
+    def action_name(self) -> str:
+        """What happened, in the active language. Pauses, resumptions and closings were
+        recorded as a status change and an opening before they had names of their own;
+        those rows read by what their before and after say."""
+        before = self.before if isinstance(self.before, dict) else {}
+        after = self.after if isinstance(self.after, dict) else {}
+        if self.action == AuditAction.STUDY_OPEN and before.get("status") == "paused":
+            return str(AuditAction.STUDY_RESUME.label)
+        if self.action == AuditAction.STUDY_STATUS:
+            named = {"paused": AuditAction.STUDY_PAUSE, "closed": AuditAction.STUDY_CLOSE}
+            if after.get("status") in named:
+                return str(named[after["status"]].label)
+        return str(self.get_action_display())
 
     @property
     def reason(self) -> str:

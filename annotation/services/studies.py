@@ -117,13 +117,21 @@ def study_open(*, study: Study, actor=None) -> int:
         return count  # already open: nothing changed, nothing to record
     audit.record(
         actor=actor,
-        action=AuditAction.STUDY_OPEN,
+        action=AuditAction.STUDY_RESUME if before == StudyStatus.PAUSED else AuditAction.STUDY_OPEN,
         target=locked,
         study=locked,
         before={"status": before},
         after={"status": locked.status, "items": count, "items_generated": generated},
     )
     return count
+
+
+# How the trail names a change to each status (opening is study_open's, and a return to
+# draft stays a plain status change).
+STATUS_ACTIONS = {
+    StudyStatus.PAUSED: AuditAction.STUDY_PAUSE,
+    StudyStatus.CLOSED: AuditAction.STUDY_CLOSE,
+}
 
 
 @transaction.atomic
@@ -138,7 +146,7 @@ def study_set_status(*, study: Study, status: str, actor=None) -> Study:
     study.save(update_fields=["status"])
     audit.record(
         actor=actor,
-        action=AuditAction.STUDY_STATUS,
+        action=STATUS_ACTIONS.get(status, AuditAction.STUDY_STATUS),
         target=study,
         study=study,
         before={"status": before},

@@ -226,3 +226,51 @@ def test_a_membership_with_no_characters_chosen_reads_as_all_approved(
 
     assert re.search(r"<code>characters</code>\s*all approved<", english)
     assert "全部已批准角色" in chinese
+
+
+def test_pausing_resuming_and_closing_a_study_read_as_such(client, manager, study, settings):
+    """A manager who paused a study and opened it again reads a pause and a resumption,
+    not an opening; in both languages."""
+    client.force_login(manager)
+    for status in ("paused", "open", "closed"):
+        client.post(f"/staff/studies/{study.slug}/status/", {"status": status})
+
+    english = what_column(client.get(f"/staff/audit/?study={study.pk}").content.decode())
+    settings.LANGUAGE_CODE = "zh-hans"
+    chinese = what_column(client.get(f"/staff/audit/?study={study.pk}").content.decode())
+
+    # Newest first: the closing, the resumption, the pause, the first opening, the creation.
+    assert english == [
+        "Study closed",
+        "Study resumed",
+        "Study paused",
+        "Study opened",
+        "Study created",
+    ]
+    assert chinese[:3] == ["评测已关闭", "评测已恢复", "评测已暂停"]
+    resumed = client.get("/staff/audit/?action=study.resume").content.decode()
+    assert what_column(resumed) == ["评测已恢复"]
+
+
+def test_a_pause_and_resumption_recorded_before_they_had_names_read_as_such(client, manager, study):
+    """Older rows recorded a pause as a status change and a resumption as an opening; the
+    page reads them by what they changed."""
+    for action, before, after in [
+        ("study.status", {"status": "open"}, {"status": "paused"}),
+        ("study.open", {"status": "paused"}, {"status": "open", "items_generated": False}),
+        ("study.status", {"status": "open"}, {"status": "draft"}),
+    ]:
+        AuditEvent.objects.create(
+            action=action,
+            target_type="study",
+            target_id=str(study.pk),
+            target_label=study.name,
+            study=study,
+            before=before,
+            after=after,
+        )
+    client.force_login(manager)
+
+    html = client.get(f"/staff/audit/?study={study.pk}").content.decode()
+
+    assert what_column(html)[:3] == ["Study status changed", "Study resumed", "Study paused"]

@@ -302,7 +302,7 @@ def test_a_status_change_is_audited_and_an_unknown_status_refused(client, manage
     study.refresh_from_db()
     assert study.status == "paused"
     assert "Unknown study status." in refused.content.decode()
-    event = AuditEvent.objects.get(action="study.status")
+    event = AuditEvent.objects.get(action="study.pause")
     assert (event.before, event.after, event.actor) == (
         {"status": "open"},
         {"status": "paused"},
