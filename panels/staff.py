@@ -88,7 +88,7 @@ def panel_dashboard(request: AuthenticatedRequest, slug: str) -> HttpResponse:
             "codes": [(label, code, summary.codes.get(code, 0)) for label, code in codes],
             "reward": money(panel.reward_minor_units or None, panel.currency),
             "hourly_pay": money(summary.hourly_pay_minor_units, panel.currency),
-            "join_link": selectors.join_link(panel),
+            "join_link": selectors.join_link(panel, request),
             "pays": pays,
             "check_results": list(selectors.check_results(panel).values()),
             "decision_form": forms.DecisionForm(panel=panel, categories=REJECTION_CATEGORIES),

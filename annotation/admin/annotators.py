@@ -3,6 +3,8 @@
 from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 
+from common.site import site_url
+
 from .. import services
 from ..models import AnnotatorProfile, Qualification
 
@@ -64,7 +66,10 @@ class QualificationAdmin(admin.ModelAdmin):
     def _review(self, request, queryset, approve):
         try:
             reviewed = services.qualifications_review(
-                qualifications=list(queryset), reviewer=request.user, approve=approve
+                qualifications=list(queryset),
+                reviewer=request.user,
+                approve=approve,
+                site_url=site_url(request),
             )
         except services.AnnotationError as refusal:
             self.message_user(request, refusal.message, messages.ERROR)

@@ -183,11 +183,18 @@ def qualification_review(*, qualification: Qualification, reviewer, approve: boo
 
 @transaction.atomic
 def qualifications_review(
-    *, qualifications: list[Qualification], reviewer, approve: bool, note: str = ""
+    *,
+    qualifications: list[Qualification],
+    reviewer,
+    approve: bool,
+    note: str = "",
+    site_url: str = "",
 ) -> list[Qualification]:
     """Staff decide on applications, all or none: a claim whose quiz was never taken has
     nothing to review and refuses the whole batch. Each decision is audited, and each
-    annotator gets one email listing their decisions once the transaction commits."""
+    annotator gets one email listing their decisions once the transaction commits, its
+    link on `site_url` (`common.site.site_url` of the staff member's request; empty:
+    CHATANIME_SITE_URL)."""
     if not qualifications:
         raise AnnotationError("nothing_chosen", _("Choose at least one application."))
     locked = {
@@ -217,7 +224,8 @@ def qualifications_review(
         by_annotator.setdefault(qualification.profile.user, []).append(qualification)
     for user, decided in by_annotator.items():
         transaction.on_commit(
-            lambda user=user, decided=decided: _notify_decision(user, decided), robust=True
+            lambda user=user, decided=decided: _notify_decision(user, decided, site_url),
+            robust=True,
         )
     return [locked[q.pk] for q in qualifications]
 
@@ -362,7 +370,7 @@ def _review_one(qualification: Qualification, *, reviewer, approve: bool, note: 
     )
 
 
-def _notify_decision(user, decided: list[Qualification]) -> None:
+def _notify_decision(user, decided: list[Qualification], site_url: str = "") -> None:
     """Tell the applicant, in the language they read the site in when they consented (the
     platform's default where none was kept); the same result is on their screening page."""
     if not user.email:
@@ -373,7 +381,7 @@ def _notify_decision(user, decided: list[Qualification]) -> None:
             "annotation/email/screening_decision.txt",
             {
                 "decisions": decided,
-                "screening_url": settings.SITE_URL.rstrip("/") + reverse("screening"),
+                "screening_url": (site_url or settings.SITE_URL).rstrip("/") + reverse("screening"),
             },
         )
         subject = _("Your ChatAnime application has been reviewed")

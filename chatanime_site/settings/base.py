@@ -363,8 +363,11 @@ MAILERS = {
     }
 }
 DEFAULT_FROM_EMAIL = env("DJANGO_DEFAULT_FROM_EMAIL", default="ChatAnime <noreply@localhost>")
-# Where links in emails sent outside a request (screening decisions) point.
-SITE_URL = env("CHATANIME_SITE_URL", default="http://127.0.0.1:8000")
+# Where links to the site point (emails, the panel join link). Unset (or empty), a link
+# made in answer to a request points where that request reached the site
+# (`common.site.site_url`); only links made with no request fall back to the default.
+SITE_URL_SET = bool(env.str("CHATANIME_SITE_URL", default=""))
+SITE_URL = env.str("CHATANIME_SITE_URL", default="") or "http://127.0.0.1:8000"
 
 # The importer refuses answers longer than this; the published answers stay under 200.
 CHATANIME_MAX_TEXT_LENGTH = env.int("CHATANIME_MAX_TEXT_LENGTH", default=4000)

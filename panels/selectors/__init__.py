@@ -4,12 +4,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 from urllib.parse import urlencode
 
-from django.conf import settings
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import FlagKind, Judgment, QualityFlag
+from common.site import site_url
 
 from .. import checks
 from ..models import (
@@ -41,9 +41,10 @@ def panel_study_of_page(request) -> PanelStudy | None:
     return panel_study_for_slug(slug) if slug else None
 
 
-def join_link(panel) -> str:
-    """The link staff paste into the panel, with the panel's own placeholders."""
-    base = settings.SITE_URL.rstrip("/") + reverse("panel-join", args=[panel.study.slug])
+def join_link(panel, request=None) -> str:
+    """The link staff paste into the panel, with the panel's own placeholders, on the
+    address of the staff member's `request` unless CHATANIME_SITE_URL says otherwise."""
+    base = site_url(request) + reverse("panel-join", args=[panel.study.slug])
     if panel.provider == Provider.PROLIFIC:
         # Prolific fills in {{%NAME%}}; the braces must reach it as they are.
         names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from common.forms import attempt
 from common.roles import study_manager_required
 from common.sections import sections_of
+from common.site import site_url
 from common.typing import AuthenticatedRequest
 from dialogues.models import Character
 
@@ -61,6 +62,7 @@ def screening_review(request: AuthenticatedRequest) -> HttpResponse:
             reviewer=request.user,
             approve=data["decision"] == "approve",
             note=data["note"],
+            site_url=site_url(request),
         ),
     )
     if error is None:
