@@ -28,3 +28,11 @@ ENGLISH_NAMES = {
     "《Re：从零开始的异世界生活》的蕾姆": ("Re:Zero − Starting Life in Another World", "Rem"),
     "《紫罗兰永恒花园》的薇尔莉特·伊芙加登": ("Violet Evergarden", "Violet Evergarden"),
 }
+
+
+def character_shown_name(name_zh: str, name_en: str = "") -> str:
+    """A character's name on staff and researchers' pages, in either language: the
+    Chinese name the data holds, then the English one where it is known ("漩涡鸣人 ·
+    Naruto Uzumaki"), so that an English page names the character its reader knows and
+    the name still matches the exports, which carry the Chinese one."""
+    return f"{name_zh} · {name_en}" if name_en else name_zh

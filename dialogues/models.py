@@ -7,6 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from .character_names import character_shown_name
+
 
 class PersonaGroup(models.TextChoices):
     STUDENT = "student", _("Student")
@@ -43,6 +45,11 @@ class Character(models.Model):
 
     def __str__(self):
         return self.key
+
+    @property
+    def shown_name(self) -> str:
+        """Both names, as staff and researchers' pages show them (`character_shown_name`)."""
+        return character_shown_name(self.name_zh, self.name_en)
 
 
 class Scenario(models.Model):

@@ -45,7 +45,7 @@ class AnnotatorRow:
 
     @property
     def approved_names(self) -> list[str]:
-        return [c.name_zh for c in self.approved_characters]
+        return [c.shown_name for c in self.approved_characters]
 
 
 def annotator_profiles(*, status: str = "", search: str = ""):

@@ -7,6 +7,7 @@ from django.db.models import (
 from django.db.models.functions import Cast
 from django.utils.translation import gettext
 
+from dialogues.character_names import character_shown_name
 from dialogues.models import Character, Source
 from dialogues.selectors import source_shown_name
 
@@ -120,9 +121,12 @@ def audit_changes_shown(events) -> None:
                 "pk", "display_name"
             )
         },
-        "character": dict(
-            Character.objects.filter(pk__in=character_ids).values_list("pk", "name_zh")
-        ),
+        "character": {
+            pk: character_shown_name(name_zh, name_en)
+            for pk, name_zh, name_en in Character.objects.filter(pk__in=character_ids).values_list(
+                "pk", "name_zh", "name_en"
+            )
+        },
     }
     states = {value: str(label) for choices in STATES for value, label in choices.choices}
     for event in events:

@@ -193,7 +193,7 @@ def results_view(study, *, character=None, round_=None, dimension=None) -> Resul
         unknown_filters=filters.unknown,
         round_set_aside=filters.round_set_aside,
         character_name=next(
-            (c.name_zh for c in study_characters if str(c.pk) == filters.character), ""
+            (c.shown_name for c in study_characters if str(c.pk) == filters.character), ""
         ),
         empty_selection=scope is not None and not board and not agreement,
         scoped=scope is not None,

@@ -19,6 +19,7 @@ from django.db.models.functions import Coalesce, Least, TruncDay, TruncHour
 from django.db.models.functions.datetime import TruncBase
 from django.utils import timezone
 
+from dialogues.character_names import character_shown_name
 from dialogues.selectors import source_shown_name
 
 from ..models import (
@@ -172,17 +173,17 @@ def study_members(study: Study) -> list[dict]:
     done = dict(given.values_list("annotator_id").annotate(n=Count("pk")))
     counted = dict(given.counted().values_list("annotator_id").annotate(n=Count("pk")))
     characters = {}
-    for user_id, name in Qualification.objects.filter(
+    for user_id, name_zh, name_en in Qualification.objects.filter(
         profile__user_id__in=user_ids,
         status=QualificationStatus.APPROVED,
         character__in=study.characters.all(),
-    ).values_list("profile__user_id", "character__name_zh"):
-        characters.setdefault(user_id, []).append(name)
+    ).values_list("profile__user_id", "character__name_zh", "character__name_en"):
+        characters.setdefault(user_id, []).append(character_shown_name(name_zh, name_en))
     assigned = {}
-    for membership_id, name in StudyMembership.characters.through.objects.filter(
+    for membership_id, name_zh, name_en in StudyMembership.characters.through.objects.filter(
         studymembership__study=study
-    ).values_list("studymembership_id", "character__name_zh"):
-        assigned.setdefault(membership_id, []).append(name)
+    ).values_list("studymembership_id", "character__name_zh", "character__name_en"):
+        assigned.setdefault(membership_id, []).append(character_shown_name(name_zh, name_en))
     return [
         {
             "membership": m,
@@ -258,8 +259,10 @@ def study_progress(study: Study) -> dict:
     items = Item.objects.filter(study=study, is_gold=False)
     total = _row("", items.aggregate(**_progress_figures(overlap)), overlap)
     by_character = [
-        _row(f"{row['character__name_zh']}", row, overlap)
-        for row in items.values("character_id", "character__name_zh")
+        _row(
+            character_shown_name(row["character__name_zh"], row["character__name_en"]), row, overlap
+        )
+        for row in items.values("character_id", "character__name_zh", "character__name_en")
         .annotate(**_progress_figures(overlap))
         .order_by("character_id")
     ]

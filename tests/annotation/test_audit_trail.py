@@ -183,7 +183,7 @@ def test_sources_characters_and_states_are_named_not_numbered(client, manager, l
     chinese = client.get("/staff/audit/").content.decode()
 
     assert re.search(r"<code>reference source</code>\s*Human fans<", english)
-    assert re.search(r"<code>characters</code>\s*蒙奇·D·路飞<", english)
+    assert re.search(r"<code>characters</code>\s*蒙奇·D·路飞 · Monkey D. Luffy<", english)
     assert re.search(r"<code>status</code>\s*Open<", english)
     assert re.search(r"<code>items generated</code>\s*yes<", english)
     assert "人类粉丝" in chinese

@@ -611,7 +611,7 @@ def test_one_character_in_one_round_is_refused_clearly(client, luffy_judged, res
 
     assert (
         "not for one character in one round: the figures are for "
-        f"{luffy.name_zh} in all rounds." in html
+        "蒙奇·D·路飞 · Monkey D. Luffy in all rounds." in html
     )
     assert leaderboard_of(html) == leaderboard_of(character.content.decode())
     assert "<td>" in leaderboard_of(html)

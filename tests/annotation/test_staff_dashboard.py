@@ -37,8 +37,8 @@ def test_progress_counts_complete_in_progress_and_not_started(study, luffy, nats
     assert total.not_started == n - 2
     assert (total.judgments, total.needed) == (4, 3 * n)
     by_character = {row.label: row for row in progress["by_character"]}
-    assert by_character["蒙奇·D·路飞"].complete == 1
-    assert by_character["夏目贵志"].judgments == 0
+    assert by_character["蒙奇·D·路飞 · Monkey D. Luffy"].complete == 1
+    assert by_character["夏目贵志 · Takashi Natsume"].judgments == 0
     by_round = {row.label: row for row in progress["by_round"]}
     assert set(by_round) == {"1", "2"}
     assert by_round["1"].judgments == 4 and by_round["2"].judgments == 0

@@ -350,7 +350,7 @@ def test_collection_actions_are_in_the_audit_trail_for_managers_to_read(client, 
     for name in ("Collection run started", "Model answer edited", "Collection run cancelled"):
         assert name in html
     assert "collection.edit</td>" not in html
-    assert re.search(rf"<code>characters</code>\s*{luffy.name_zh}<", html)
+    assert re.search(rf"<code>characters</code>\s*{luffy.name_zh} · Monkey D. Luffy<", html)
 
 
 def test_a_flagged_reply_is_reviewed_beside_what_it_replies_to(client, world):
