@@ -344,31 +344,6 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Accounts: sign-in by email; annotators never need a user name.
-ACCOUNT_LOGIN_METHODS = {"email"}
-ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]
-ACCOUNT_UNIQUE_EMAIL = True
-ACCOUNT_EMAIL_VERIFICATION = env("ACCOUNT_EMAIL_VERIFICATION", default="optional")
-ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
-ACCOUNT_EMAIL_SUBJECT_PREFIX = "[ChatAnime] "  # not the host (also account/email/base_message)
-ACCOUNT_USER_DISPLAY = "common.roles.shown_name"
-# Also the admin's log-in: /admin/login/ sends staff to this form (chatanime_site/urls.py).
-ACCOUNT_RATE_LIMITS = {"login_failed": "5/5m/ip,5/5m/key"}
-# Locally, verification and reset emails are printed by the server.
-MAILERS = {
-    "default": {
-        "BACKEND": env(
-            "DJANGO_EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend"
-        )
-    }
-}
-DEFAULT_FROM_EMAIL = env("DJANGO_DEFAULT_FROM_EMAIL", default="ChatAnime <noreply@localhost>")
-# Where links to the site point (emails, the panel join link). Unset (or empty), a link
-# made in answer to a request points where that request reached the site
-# (`common.site.site_url`); only links made with no request fall back to the default.
-SITE_URL_SET = bool(env.str("CHATANIME_SITE_URL", default=""))
-SITE_URL = env.str("CHATANIME_SITE_URL", default="") or "http://127.0.0.1:8000"
-
 # The importer refuses answers longer than this; the published answers stay under 200.
 CHATANIME_MAX_TEXT_LENGTH = env.int("CHATANIME_MAX_TEXT_LENGTH", default=4000)
 # Bootstrap resamples behind the agreement and Bradley-Terry intervals of the results.
@@ -399,5 +374,7 @@ COLLECTION_RETRY_MAX_SECONDS = env.float("COLLECTION_RETRY_MAX_SECONDS", default
 # then recorded as a failure (transient HTTP errors are retried by the collection client).
 JUDGE_REPLY_ATTEMPTS = env.int("JUDGE_REPLY_ATTEMPTS", default=3)
 
-# Prolific's webhook secret and API (panels app), read from the environment like the rest.
+# Accounts, email and the site's address; Prolific's webhook secret and API (panels app):
+# read from the environment like the rest.
+from .accounts import *  # noqa: E402, F403
 from .prolific import *  # noqa: E402, F403
