@@ -29,6 +29,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # intcomma: token counts and other large counts on staff pages, grouped by locale.
+    "django.contrib.humanize",
     "django_htmx",
     "django_filters",
     "rest_framework",
@@ -169,6 +171,7 @@ LOGIN_URL = "account_login"
 LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", _("Simplified Chinese")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["chatanime_site.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

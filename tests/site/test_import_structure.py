@@ -83,12 +83,16 @@ TEMPLATE_LIBRARIES_OF = {
 }
 
 
+# Django's own libraries, which every app may load (humanize: grouped large counts).
+DJANGOS_OWN = {"i18n", "l10n", "static", "tz", "partials", "humanize"}
+
+
 def test_each_apps_templates_load_only_their_own_template_tags():
     """A template loading another app's tags is an import the linter cannot see."""
     borrowed = []
     for folder, own in TEMPLATE_LIBRARIES_OF.items():
         for path in (ROOT / "templates" / folder).rglob("*.html"):
             for load in re.findall(r"{%\s*load\s+([^%]+)%}", path.read_text(encoding="utf-8")):
-                libraries = set(load.split()) - {"i18n", "l10n", "static", "tz", "partials"}
+                libraries = set(load.split()) - DJANGOS_OWN
                 borrowed += [f"{path.relative_to(ROOT)}: {name}" for name in libraries - own]
     assert borrowed == []

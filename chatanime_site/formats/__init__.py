@@ -1,0 +1,1 @@
+"""The site's own number formats, where Django's locale would not group large counts."""
