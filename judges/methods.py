@@ -5,8 +5,9 @@ from .prompts import PROMPT_VERSION
 
 LANGUAGES = ("zh", "en")
 # methods/2: alpha's unit is an answer within its pair (as the study's agreement), not the
-# answer alone; tied values share their mean rank in the rank correlation.
-JUDGE_METHODS_VERSION = f"{PROMPT_VERSION}+methods/2"
+# answer alone; tied values share their mean rank in the rank correlation. methods/3: no
+# interval for a rank correlation of fewer than five sources, or whose bound falls on it.
+JUDGE_METHODS_VERSION = f"{PROMPT_VERSION}+methods/3"
 
 
 def _orders(report: dict, language: str) -> str:
@@ -39,7 +40,8 @@ def judge_methods_text(report: dict, language: str = "en") -> str:
             f"{calls['failed']} 次失败；对照 {figures['human_judgments']} 条计入的人类评判。评审的评分从不计入"
             "人类结果。一致性用有序 Krippendorff's alpha（人类，及加入评审作为额外评分者），区间为结果所用的"
             "双向聚类区间；比例（位置、长度、自家偏好）用按单元聚类的 Wilson 区间；斜率与均值差用聚类稳健 t 区间；"
-            "相关、差值与等级相关用按单元重抽样的 bootstrap 百分位区间。方法版本 "
+            "相关、差值与等级相关用按单元重抽样的 bootstrap 百分位区间；来源少于五个、或区间端点落在估计值上时，"
+            "等级相关取值太少，百分位会塌缩到这些取值上，故不给区间。方法版本 "
             f"{JUDGE_METHODS_VERSION}。"
         )
     return (
@@ -56,6 +58,8 @@ def judge_methods_text(report: dict, language: str = "en") -> str:
         "as one more rater, with the results' two-way clustered interval; proportions "
         "(position, length, own-family preference) have Wilson intervals clustered by cell; "
         "slopes and mean differences cluster-robust t intervals; correlations, differences of "
-        "shares and the rank correlation cell-bootstrap percentile intervals. Methods version "
+        "shares and the rank correlation cell-bootstrap percentile intervals, except a rank "
+        "correlation of fewer than five sources or with a bound on the estimate: it takes too "
+        "few values, and the percentiles collapse onto them. Methods version "
         f"{JUDGE_METHODS_VERSION}."
     )

@@ -10,6 +10,7 @@ from common.text import rounded_number
 
 from ..methods import judge_methods_text
 from ..models import JudgeRun
+from ..stats.boards import rests_on_few_values
 from .runs import metrics_of_pairs, run_progress, runs_of_study
 
 
@@ -38,6 +39,21 @@ def _with_basis(figure: dict | None, key: str = "rate") -> str:
             "n": figure["n"],
         }
     return _("%(shown)s · n = %(n)s") % {"shown": shown, "n": figure["n"]}
+
+
+def _rank_shown(leaderboard: dict) -> str:
+    """The rank correlation with its interval and the number of sources ranked, or, where
+    the interval rests on too few values (`rests_on_few_values`), without it and why."""
+    rank = leaderboard.get("rank_correlation")
+    if not rank or rank.get("spearman") is None:
+        return _("not enough data")
+    sources = rank.get("sources", leaderboard.get("sources"))
+    if rests_on_few_values(rank, sources):
+        return _(
+            "%(point)s (no interval: a rank correlation of %(n)s sources takes too few "
+            "values for the bootstrap's percentiles)"
+        ) % {"point": rounded_number(rank["spearman"], 2), "n": sources}
+    return _with_basis({**rank, "rate": rank["spearman"], "n": sources})
 
 
 @dataclass(frozen=True)
@@ -92,12 +108,9 @@ def figure_lines(figures: dict) -> list[FigureLine]:
             "",
         )
     )
-    rank = figures["leaderboard"].get("rank_correlation")
     lines.append(
         FigureLine(
-            _("Rank correlation of the leaderboards"),
-            _shown({**rank, "rate": rank["spearman"]}) if rank else _("not enough data"),
-            "",
+            _("Rank correlation of the leaderboards"), _rank_shown(figures["leaderboard"]), ""
         )
     )
     headline = figures["headline"]

@@ -4,6 +4,8 @@ headline (which sources beat the reference source, on which metrics) holds under
 judge: per compared source and metric, the paired difference (compared - reference) with
 its interval and the verdict it supports, for the humans and for the judge."""
 
+import math
+
 import numpy as np
 
 from annotation.stats.arrays import clean
@@ -11,6 +13,26 @@ from annotation.stats.rules import Rules
 
 from .inputs import JudgeInputs, Scores
 from .intervals import NOT_ENOUGH, cell_bootstrap, clustered_mean, percentile_interval
+
+# A rank correlation of n untied sources takes few values (4 for 3 sources, 11 for 4, 21
+# for 5), and its bootstrap draws fewer still: their percentiles collapse onto those few
+# values, and a bound lands on the estimate itself ("0.40 [0.40, 1.00]"), as if nothing lay
+# beyond it. Below this many sources, or wherever a bound sits on the estimate short of -1
+# or 1, the interval rests on too few values to be read.
+MIN_RANKED_SOURCES = 5
+
+
+def rests_on_few_values(rank: dict, sources: int | None) -> bool:
+    """Whether a rank correlation's bootstrap interval rests on too few values (above).
+    Takes the stored figures, so that runs computed before the rule read by it too."""
+    if sources is not None and sources < MIN_RANKED_SOURCES:
+        return True
+    rho, low, high = rank.get("spearman"), rank.get("ci_low"), rank.get("ci_high")
+    if rho is None or low is None or high is None:
+        return False
+    return (math.isclose(low, rho, abs_tol=1e-9) and rho > -1) or (
+        math.isclose(high, rho, abs_tol=1e-9) and rho < 1
+    )
 
 
 def _source_means(scores: Scores, sources: np.ndarray) -> np.ndarray:
@@ -91,8 +113,10 @@ def _leaderboards(inputs: JudgeInputs, rules: Rules) -> dict:
         np.where(np.isfinite(spread), spread, np.nan).tolist() + [np.nan] * int((~complete).sum()),
         rules,
     )
+    rank = {"spearman": clean(rho), "ci_low": clean(low), "ci_high": clean(high)}
+    rank.update(sources=len(sources), few_values=rests_on_few_values(rank, len(sources)))
     out.update(
-        rank_correlation={"spearman": clean(rho), "ci_low": clean(low), "ci_high": clean(high)},
+        rank_correlation=rank,
         sources=len(sources),
         enough_data=True,
     )

@@ -82,3 +82,62 @@ def test_a_bound_just_below_zero_reads_zero_on_the_page_and_in_the_command():
     assert line.humans == "0.41 [0.00, 0.82]"
     assert line.judge.startswith("0.00 ")
     assert two(-0.001) == "0.00" and two(-0.006) == "-0.01" and two(0.629) == "0.63"
+
+
+def rank_line(leaderboard: dict) -> str:
+    figures = {
+        "biases": {
+            "position": {"judge": None, "judge_same_side_both_orders": None, "humans": None},
+            "length": dict.fromkeys(
+                ("judge_longer_preferred", "humans_longer_preferred", "judge_slope", "humans_slope")
+            ),
+            "self_preference": {},
+        },
+        "agreement": {"overall": {"correlation": None}},
+        "leaderboard": leaderboard,
+        "headline": {},
+    }
+    from django.utils.translation import gettext
+
+    lines = {line.label: line for line in figure_lines(figures)}
+    return lines[gettext("Rank correlation of the leaderboards")].judge
+
+
+def test_a_rank_correlation_of_few_sources_is_shown_without_its_collapsed_interval():
+    """Four sources: the bootstrap's percentiles fall on the few values a rank correlation
+    of four takes, and the lower bound on the estimate itself."""
+    from django.utils import translation
+
+    rank = {"spearman": 0.4, "ci_low": 0.4, "ci_high": 1.0, "sources": 4}
+
+    english = rank_line({"rank_correlation": rank, "sources": 4})
+    with translation.override("zh-hans"):
+        chinese = rank_line({"rank_correlation": rank, "sources": 4})
+    # Stored before the rule: the number of sources beside the correlation, not in it.
+    older = {key: value for key, value in rank.items() if key != "sources"}
+
+    assert english == (
+        "0.40 (no interval: a rank correlation of 4 sources takes too few values for the "
+        "bootstrap's percentiles)"
+    )
+    assert chinese.startswith("0.40（无区间：4 个来源的等级相关取值太少")
+    assert "[" not in english + chinese
+    assert rank_line({"rank_correlation": older, "sources": 4}) == english
+
+
+def test_a_rank_correlation_of_enough_sources_shows_its_interval_and_n():
+    rank = {"spearman": 0.7714, "ci_low": 0.4286, "ci_high": 0.9429, "sources": 6}
+
+    assert rank_line({"rank_correlation": rank, "sources": 6}) == "0.77 [0.43, 0.94] · n = 6"
+
+
+def test_a_bound_on_the_estimate_marks_the_interval_however_many_sources():
+    from judges.stats.boards import rests_on_few_values
+
+    assert rests_on_few_values({"spearman": 0.6, "ci_low": 0.6, "ci_high": 0.9}, 6)
+    assert rests_on_few_values({"spearman": 0.9, "ci_low": 0.5, "ci_high": 0.9}, 6)
+    assert rests_on_few_values({"spearman": 1.0, "ci_low": 1.0, "ci_high": 1.0}, 8)
+    # At 1 an upper bound of 1 is where the correlation ends, not a collapse.
+    assert not rests_on_few_values({"spearman": 1.0, "ci_low": 0.7, "ci_high": 1.0}, 6)
+    assert not rests_on_few_values({"spearman": 0.77, "ci_low": 0.43, "ci_high": 0.94}, 6)
+    assert rests_on_few_values({"spearman": 0.77, "ci_low": 0.43, "ci_high": 0.94}, 4)

@@ -3,6 +3,7 @@ page shows how far each judge run has got (study managers)."""
 
 import io
 import json
+import re
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -213,3 +214,26 @@ def test_the_pages_name_the_run_and_its_figures_in_words_and_explain_the_adjuste
     assert "<th>统计量</th><th>评审</th><th>人类</th>" in page
     assert "<th>指标</th><th>人类的 alpha</th>" in page
     assert "可能超出 1–5 分量表所能有的差值范围" in page and "intercept" not in page
+
+
+def test_a_rank_correlation_of_few_sources_is_shown_without_its_interval(
+    demo_dataset, researcher, judge_key, judge_server, client
+):
+    """The demo ranks four sources: a bootstrap interval of their rank correlation would
+    sit on the few values it takes, its bound on the estimate. The page and the report say
+    so instead of showing one."""
+    study = make_study(rounds=(1,))
+    fans_rate(study)
+    judge(judge_server, study, "--rate", "100000", "--items", "24")
+
+    rank = JudgeRun.objects.get().figures["figures"]["leaderboard"]["rank_correlation"]
+    out = io.StringIO()
+    call_command("judge_report", "--study", study.slug, stdout=out)
+    client.force_login(researcher)
+    page = client.get(reverse("results-study", args=[study.slug])).content.decode()
+
+    assert rank["sources"] == 4 and rank["few_values"] is True
+    assert "(no interval: 4 sources, too few values)" in out.getvalue()
+    line = re.search(r"<td>Rank correlation of the leaderboards</td><td[^>]*>(.*?)</td>", page)
+    assert line and "a rank correlation of 4 sources takes too few values" in line.group(1)
+    assert "[" not in line.group(1)

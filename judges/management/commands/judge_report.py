@@ -7,6 +7,7 @@ from common import commands
 from judges import services
 from judges.methods import LANGUAGES, judge_methods_text
 from judges.selectors import runs_of_study
+from judges.stats.boards import rests_on_few_values
 
 
 class Command(commands.Command):
@@ -82,13 +83,16 @@ class Command(commands.Command):
         board = figures["leaderboard"]
         if board.get("rank_correlation"):
             rank = board["rank_correlation"]
+            sources = rank.get("sources", board.get("sources"))
+            if rests_on_few_values(rank, sources):
+                interval = f" (no interval: {sources} sources, too few values)"
+            elif rank["ci_low"] is not None:
+                interval = f" [{two(rank['ci_low'])}, {two(rank['ci_high'])}]"
+            else:
+                interval = ""
             lines.append(
                 f"  rank correlation with the humans' leaderboard: {two(rank['spearman'])}"
-                + (
-                    f" [{two(rank['ci_low'])}, {two(rank['ci_high'])}]"
-                    if rank["ci_low"] is not None
-                    else ""
-                )
+                + interval
             )
         headline = figures["headline"]
         if headline.get("holds") is not None:
