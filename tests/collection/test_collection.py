@@ -246,9 +246,10 @@ def test_bad_input_gets_a_clear_error_and_creates_nothing(
 ):
     sources_before = Source.objects.count()
 
-    with pytest.raises(CommandError, match=message):
+    with pytest.raises(CommandError, match=message) as refused:
         collect(chat_server, *arguments)
 
+    assert ".;" not in str(refused.value)  # one sentence, not a full stop then a clause
     assert Source.objects.count() == sources_before
     assert not ModelEndpoint.objects.exists()
     assert not CollectionRun.objects.exists()

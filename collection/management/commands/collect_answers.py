@@ -50,7 +50,9 @@ class Command(commands.Command):
         try:
             run = self.prepare(options)
         except services.CollectionError as error:
-            raise CommandError(f"{error.message}; nothing was created") from None
+            # A refusal the pages show is a sentence with its full stop; here a clause follows.
+            message = str(error.message).rstrip(".")
+            raise CommandError(f"{message}; nothing was created") from None
         progress = run_progress(run)
         self.stdout.write(
             f"Collecting {progress.requested} answers for source {run.source.slug} "

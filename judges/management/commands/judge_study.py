@@ -47,7 +47,9 @@ class Command(commands.Command):
         try:
             run = self.prepare(options)
         except services.JudgeError as error:
-            raise CommandError(f"{error.message}; nothing was created") from None
+            # A refusal the pages show is a sentence with its full stop; here a clause follows.
+            message = str(error.message).rstrip(".")
+            raise CommandError(f"{message}; nothing was created") from None
         progress = run_progress(run)
         orders = "each pair in both orders" if run.both_orders else "each pair once"
         self.stdout.write(
