@@ -247,7 +247,7 @@ def test_pausing_resuming_and_closing_a_study_read_as_such(client, manager, stud
         "Study opened",
         "Study created",
     ]
-    assert chinese[:3] == ["评测已关闭", "评测已恢复", "评测已暂停"]
+    assert chinese[:3] == ["评测已结束", "评测已恢复", "评测已暂停"]  # as the status reads: 已结束
     resumed = client.get("/staff/audit/?action=study.resume").content.decode()
     assert what_column(resumed) == ["评测已恢复"]
 
@@ -274,3 +274,16 @@ def test_a_pause_and_resumption_recorded_before_they_had_names_read_as_such(clie
     html = client.get(f"/staff/audit/?study={study.pk}").content.decode()
 
     assert what_column(html)[:3] == ["Study status changed", "Study resumed", "Study paused"]
+
+
+def test_an_event_on_the_study_itself_names_it_once(client, manager, study):
+    """The target is the study: its name is not repeated under it as the event's study."""
+    from annotation import services as annotation_services
+
+    annotation_services.study_set_status(study=study, status="paused", actor=manager)
+    client.force_login(manager)
+
+    html = client.get("/staff/audit/?action=study.pause").content.decode()
+
+    [target] = re.findall(r'<td data-label="Target">(.*?)</td>', html, re.S)
+    assert target.count(study.name) == 1

@@ -187,3 +187,22 @@ def test_every_staff_page_fits_the_screen(
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=ARTIFACTS / f"staff-{name}-{width}-{language}.png", full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= width, path
+
+
+def test_the_audit_trails_headings_keep_to_one_line_in_chinese(
+    live_server, new_page, manager, ready_study, settings
+):
+    """The note column took what the others left: its heading 备注 stood one character a
+    line."""
+    settings.LANGUAGE_CODE = "zh-hans"
+    services.study_set_status(study=ready_study, status="paused", actor=manager)
+    page = new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url, "manager@example.com")
+
+    page.goto(f"{live_server.url}/staff/audit/")
+    lines = page.locator("table.audit thead th").evaluate_all(
+        "ths => ths.map(th => { const r = document.createRange(); r.selectNodeContents(th);"
+        " return [th.innerText, r.getClientRects().length]; })"
+    )
+
+    assert ["备注", 1] in lines and all(count == 1 for _, count in lines), lines
