@@ -229,7 +229,8 @@ def test_many_approved_characters_fold_into_a_count(client, manager, study, luff
         folded = re.findall(r"<details class=\"names\">(.*?)</details>", html, re.S)
         assert folded and all(c.name_zh in folded[0] for c in many), url
     html = client.get("/staff/annotators/").content.decode()
-    assert f"{many[0].name_zh} · Monkey D. Luffy、{many[1].name_zh}" in html  # two: named as before
+    # Two: named as before, one a line.
+    assert f"<span>{many[0].name_zh} · Monkey D. Luffy</span><span>{many[1].name_zh}</span>" in html
 
 
 def test_the_directory_filters_by_status(client, manager, alice, bob):

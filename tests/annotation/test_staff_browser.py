@@ -206,3 +206,24 @@ def test_the_audit_trails_headings_keep_to_one_line_in_chinese(
     )
 
     assert ["备注", 1] in lines and all(count == 1 for _, count in lines), lines
+
+
+def test_the_directory_sets_each_character_apart_and_keeps_a_status_whole(
+    live_server, new_page, manager, luffy, natsume, settings
+):
+    """Two names each "Chinese · English" run together when joined by 、; and a narrow
+    status column broke 已批准 over two lines."""
+    settings.LANGUAGE_CODE = "zh-hans"
+    approved_annotator("alice@example.com", [luffy, natsume])
+    page = new_page(viewport={"width": 1280, "height": 900})
+    log_in(page, live_server.url, "manager@example.com")
+
+    page.goto(f"{live_server.url}/staff/annotators/")
+    first, second = (page.locator(".name-list > span").nth(i).bounding_box() for i in (0, 1))
+    badge_lines = page.locator(".status").first.evaluate(
+        "b => { const r = document.createRange(); r.selectNodeContents(b);"
+        " return r.getClientRects().length; }"
+    )
+
+    assert second["y"] >= first["y"] + first["height"]  # a line of its own, below
+    assert badge_lines == 1
