@@ -6,6 +6,7 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from annotation import selectors, services
@@ -209,3 +210,85 @@ def test_a_paused_study_keeps_its_figures_and_the_page_says_it_is_paused(client,
     services.study_set_status(study=study, status=StudyStatus.OPEN)
     reopened = selectors.progress_of(alice)
     assert (reopened.done, reopened.total, reopened.paused) == (3, before.total, False)
+
+
+def _rows_read_for_paused_studies(statement: str, params) -> int:
+    """The rows PostgreSQL reads to answer the statement's question about paused studies
+    (the subquery over `annotation_study ps`), as EXPLAIN ANALYZE counts them."""
+    import json
+
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + statement, params)
+        (plan,) = cursor.fetchone()
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+
+    def nodes(node):
+        yield node
+        for child in node.get("Plans", []):
+            yield from nodes(child)
+
+    def asks_of_paused(node) -> bool:
+        return any(n.get("Alias") == "ps" for n in nodes(node))
+
+    subplans = [n for n in nodes(plan[0]["Plan"]) if "Subplan Name" in n and asks_of_paused(n)]
+    innermost = min(subplans, key=lambda n: len(list(nodes(n))))
+    return sum(
+        n["Actual Rows"] * n["Actual Loops"] for n in nodes(innermost) if "Relation Name" in n
+    )
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="counts what PostgreSQL reads")
+def test_the_paused_study_question_reads_no_items_of_a_study_never_leased_in(alice, study):
+    """Asked on every rating page: whether the annotator leased in a paused study reads a
+    handful of rows, however many items the paused study and however many leases she
+    has (asked of her leases joined to the items, it read every item of the study)."""
+    from django.test.utils import CaptureQueriesContext
+
+    from annotation.models import Assignment, AssignmentState, Item
+
+    paused = make_study()
+    services.study_set_status(study=paused, status=StudyStatus.PAUSED)
+    template = Item.objects.filter(study=paused).first()
+    Item.objects.bulk_create(
+        Item(
+            study=paused,
+            kind=template.kind,
+            round=template.round,
+            character=template.character,
+            scenario=template.scenario,
+        )
+        for _ in range(3000)
+    )
+    # Her long history elsewhere: submitted leases on items of the open study.
+    elsewhere = Item.objects.filter(study=study).first()
+    own = Item.objects.bulk_create(
+        Item(
+            study=study,
+            kind=elsewhere.kind,
+            round=elsewhere.round,
+            character=elsewhere.character,
+            scenario=elsewhere.scenario,
+        )
+        for _ in range(3000)
+    )
+    now = timezone.now()
+    Assignment.objects.bulk_create(
+        Assignment(
+            item=item,
+            annotator=alice,
+            state=AssignmentState.SUBMITTED,
+            display_order=[0, 1],
+            served_at=now,
+            expires_at=now,
+        )
+        for item in own
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+    with CaptureQueriesContext(connection) as queries:
+        assert selectors.progress_of(alice).paused is False
+    (statement,) = [q["sql"] for q in queries if "annotation_study ps" in q["sql"]]
+    # The captured text has its values in place: EXPLAIN it as it ran.
+    assert _rows_read_for_paused_studies(statement, None) < 50
