@@ -52,6 +52,17 @@ class AuditAction(models.TextChoices):
     PANEL_STUDY_ACTION = "panel.study_action", _("Panel study changed on the panel")
 
 
+# Rows recorded before pauses, resumptions and closings had actions of their own: each
+# such action's older rows were recorded as (action, the side that says so, its status).
+# Shown by their names (`AuditEvent.action_name`) and found by them on the audit page
+# (`selectors.audit_events`): the two read this one rule.
+OLDER_NAMED = {
+    AuditAction.STUDY_PAUSE: (AuditAction.STUDY_STATUS, "after", "paused"),
+    AuditAction.STUDY_CLOSE: (AuditAction.STUDY_STATUS, "after", "closed"),
+    AuditAction.STUDY_RESUME: (AuditAction.STUDY_OPEN, "before", "paused"),
+}
+
+
 class AuditEvent(models.Model):
     """One staff action, or an automatic one (no actor). Rows are only ever added: the
     trail is evidence, so nothing edits or deletes it, and it outlives what it names."""
@@ -95,15 +106,15 @@ class AuditEvent(models.Model):
     def action_name(self) -> str:
         """What happened, in the active language. Pauses, resumptions and closings were
         recorded as a status change and an opening before they had names of their own;
-        those rows read by what their before and after say."""
-        before = self.before if isinstance(self.before, dict) else {}
-        after = self.after if isinstance(self.after, dict) else {}
-        if self.action == AuditAction.STUDY_OPEN and before.get("status") == "paused":
-            return str(AuditAction.STUDY_RESUME.label)
-        if self.action == AuditAction.STUDY_STATUS:
-            named = {"paused": AuditAction.STUDY_PAUSE, "closed": AuditAction.STUDY_CLOSE}
-            if after.get("status") in named:
-                return str(named[after["status"]].label)
+        those rows read by what their before and after say (`OLDER_NAMED`)."""
+        for action, (recorded, side, status) in OLDER_NAMED.items():
+            changed = getattr(self, side)
+            if (
+                self.action == recorded
+                and isinstance(changed, dict)
+                and changed.get("status") == status
+            ):
+                return str(action.label)
         return str(self.get_action_display())
 
     @property

@@ -24,17 +24,41 @@ from ..models import (
     StudyMembership,
     StudyStatus,
 )
+from ..models.audit import OLDER_NAMED
 
 
 def audit_events(*, action: str = "", study_id=None, actor: str = ""):
+    """The trail, newest first. An action finds the rows shown by its name: a pause
+    recorded before pauses had an action of their own is found as a pause, and not as a
+    status change (`OLDER_NAMED`)."""
     events = AuditEvent.objects.select_related("actor", "study")
     if action:
-        events = events.filter(action=action)
+        events = events.filter(_shown_as(action))
     if study_id:
         events = events.filter(study_id=study_id)
     if actor:
         events = events.filter(actor_label__icontains=actor)
     return events
+
+
+def _older(action: str) -> Q:
+    recorded, side, status = OLDER_NAMED[action]
+    return Q(action=recorded, **{f"{side}__status": status})
+
+
+def _shown_as(action: str) -> Q:
+    """The rows whose `AuditEvent.action_name` is this action's name."""
+    if action in OLDER_NAMED:
+        return Q(action=action) | _older(action)
+    named_otherwise = [
+        _older(named) for named, (recorded, *_) in OLDER_NAMED.items() if recorded == action
+    ]
+    if not named_otherwise:
+        return Q(action=action)
+    # Excluded by key, not by a negated JSON lookup: on a row whose side has no status
+    # that would be NULL, and the row would be lost.
+    others = AuditEvent.objects.filter(Q(*named_otherwise, _connector=Q.OR)).values("pk")
+    return Q(action=action) & ~Q(pk__in=others)
 
 
 AUDIT_COLUMNS = [

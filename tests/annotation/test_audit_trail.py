@@ -275,6 +275,15 @@ def test_a_pause_and_resumption_recorded_before_they_had_names_read_as_such(clie
 
     assert what_column(html)[:3] == ["Study status changed", "Study resumed", "Study paused"]
 
+    # The filter finds each row by the name it shows, as a pause and not a status change.
+    def found(action):
+        return what_column(client.get(f"/staff/audit/?action={action}").content.decode())
+
+    assert found("study.pause") == ["Study paused"]
+    assert found("study.resume") == ["Study resumed"]
+    assert found("study.status") == ["Study status changed"]
+    assert "Study resumed" not in found("study.open")
+
 
 def test_an_event_on_the_study_itself_names_it_once(client, manager, study):
     """The target is the study: its name is not repeated under it as the event's study."""
