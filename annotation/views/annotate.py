@@ -27,7 +27,7 @@ from ..selectors import Step
 
 TEMPLATE = "annotation/annotate.html"
 # From five minutes before the item's reservation ends, the page says so and offers to
-# keep it (annotate.js reads the same figure from the page).
+# keep it (annotate.js reads this figure from the page).
 RESERVATION_WARNING_SECONDS = 5 * 60
 # Said on a refused submission whose item may come back to the annotator; read by
 # annotate.js, which otherwise drops the item's draft once the server has answered.
@@ -94,6 +94,7 @@ def _reservation(assignment: Assignment) -> dict[str, Any]:
         "seconds_left": max(0, int(left)),
         "minutes_left": max(0, math.ceil(left / 60)),
         "soon": left <= RESERVATION_WARNING_SECONDS,
+        "warning_seconds": RESERVATION_WARNING_SECONDS,
         "can_keep": left > 0 and assignment.expires_at < services.kept_until_limit(assignment),
     }
 

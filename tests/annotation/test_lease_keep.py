@@ -124,6 +124,21 @@ def test_a_keep_refused_says_why_and_offers_no_button(client, alice):
     assert "This item cannot be kept longer: other annotators are waiting for it." in body
     assert 'data-testid="keep"' not in body
     assert 0 < seconds_left(lease) <= 60
+    # Nor does the line offer, now or as it counts down, what it cannot give.
+    assert "keep it longer" not in body
+    assert "Only 1 minute left on this item: send your ratings." in body
+
+
+def test_an_item_kept_as_long_as_it_can_be_is_not_offered_to_be_kept(client, alice):
+    lease = reserved(lease_pair(alice), served_ago=86, left=4 * 60)
+    client.force_login(alice)
+
+    page = client.get(f"/annotate/{lease.token}/").content.decode()
+
+    assert "Only 4 minutes left on this item: send your ratings." in page
+    assert "keep it longer" not in page
+    assert 'data-soon-other="Only {m} minutes left on this item: send your ratings."' in page
+    assert 'data-testid="keep"' not in page
 
 
 def test_without_javascript_keeping_returns_to_the_item_with_its_new_time(client, alice):
