@@ -36,7 +36,12 @@ def lease_keep(*, user, token: str) -> Assignment:
     `kept_until_limit`), or raise AnnotationError saying why not and change nothing. The
     lease row is locked as a submission locks it, so a keep and a submission of the same
     lease happen one after the other; the item's place was the lease's all along, so its
-    overlap, the annotator's caps and a panel batch count it as before."""
+    overlap, the annotator's caps and a panel batch count it as before. The lock takes the
+    item's row too (`active_assignment_for_update` reads the lease with its item: FOR
+    UPDATE locks every row it joins), and whether the lease is live is decided once it is
+    granted: a keep that waited on another annotator's lease of the item while its time
+    ran out is refused, never given the place that lease took. (A panel participant whose
+    time is up never gets here: the view sends them to their end.)"""
     assignment = active_assignment_for_update(user=user, token=token)
     now = timezone.now()
     limit = kept_until_limit(assignment)

@@ -309,7 +309,8 @@ def skip(request: AuthenticatedRequest, token: str) -> HttpResponse:
 def keep(request: AuthenticatedRequest, token: str) -> HttpResponse:
     """Keep the item reserved for longer, asked near the end of its reservation: the
     reservation's line again (htmx), or the item's page with what became of it."""
-    if (detour := _not_ready(request)) is not None:
+    # A panel participant whose batch is over or whose time is up keeps nothing: their end.
+    if (detour := _stopped(request) or _not_ready(request)) is not None:
         return detour
     assignment = _own_assignment(request, token)
     error: str | None = None

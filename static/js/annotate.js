@@ -251,10 +251,16 @@
         var kind = left <= warning ? "soon" : "left";
         words = line.dataset[kind + (minutes === 1 ? "One" : "Other")].replace("{m}", minutes);
       }
+      var state = left <= 0 ? "over" : left <= warning ? "soon" : "left";
+      if (line._state && line._state !== state) {
+        // Said once for a screen reader as the line turns; the countdown itself is not.
+        line.querySelector("[role=status]").textContent = words;
+      }
+      line._state = state;
       line.classList.toggle("soon", left <= warning);
       line.classList.toggle("over", left <= 0);
       if (keep) { keep.hidden = left > warning || left <= 0; }
-      // Rewritten only when it changes: the live region reads out each change.
+      // Rewritten only when it changes (a minute's step, not every tick).
       if (text.textContent.trim() !== words) { text.textContent = words; }
     }
     tick();

@@ -38,7 +38,7 @@ def test_near_its_end_the_item_can_be_kept_from_the_foot_of_the_screen(
 
     page.get_by_test_id("keep").click()
 
-    page.get_by_text("Reserved for you for 30 more minutes.").wait_for()
+    page.locator(".reservation-text", has_text="Reserved for you for 30 more minutes.").wait_for()
     assert not page.get_by_test_id("keep").is_visible()
     lease.refresh_from_db()
     assert (lease.expires_at - timezone.now()).total_seconds() > 29 * 60
@@ -51,9 +51,30 @@ def test_the_page_says_when_the_time_has_run_out(live_server, new_page, rater):
     ready_form(page)
     assert page.get_by_test_id("keep").is_visible()
 
-    page.get_by_text(
+    over = (
         "Your time for this item ran out: it went back to the pool, and ratings sent now"
         " are refused."
-    ).wait_for(timeout=20_000)
+    )
+    page.locator(".reservation-text", has_text=over).wait_for(timeout=20_000)
+    assert page.get_by_test_id("reservation-said").inner_text() == over  # read out once
     assert not page.get_by_test_id("keep").is_visible()
+    assert page.errors == []
+
+
+def test_a_screen_reader_hears_the_warning_once_and_not_each_minute(live_server, new_page, rater):
+    lease = reserved(lease_pair(rater), served_ago=24, left=5 * 60 + 4)
+    page = open_as(new_page, live_server, rater, f"/annotate/{lease.token}/")
+    ready_form(page)
+    line = page.get_by_test_id("reservation")
+    assert line.get_attribute("aria-live") == "off"  # #work's live region stays quiet on it
+    assert page.get_by_test_id("reservation-said").inner_text() == ""
+
+    said = page.get_by_test_id("reservation-said")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=reservation-said]').textContent !== ''",
+        timeout=20_000,
+    )
+    assert said.inner_text() == (
+        "Only 5 minutes left on this item: send your ratings, or keep it longer."
+    )
     assert page.errors == []

@@ -76,3 +76,52 @@ def test_two_dozen_annotators_at_once_respect_every_rule(postgres, demo_dataset)
     # 24 annotators are enough to finish every pair of this small study.
     pair_items = Item.objects.filter(study=study, kind=ItemKind.PAIR)
     assert all(per_item.get(item.pk, 0) == 2 for item in pair_items)
+
+
+def test_a_keep_waiting_on_the_item_while_its_time_runs_out_is_refused(postgres, demo_dataset):
+    """A keep begun just before the lease's end, while another annotator's lease of the
+    item holds the item's row (and counts this lease dead once its time is over), waits
+    for it and is refused: it must not hold the place the other lease was given."""
+    import time
+    from datetime import timedelta
+
+    from django.db import transaction
+    from django.utils import timezone
+
+    from annotation.models import AssignmentState
+    from tests.builders import lease_pair
+
+    make_study(overlap=1, rounds=(1,))
+    holder = approved_annotator("holder@example.com", list(Character.objects.all()))
+    lease = lease_pair(holder)
+    Assignment.objects.filter(pk=lease.pk).update(expires_at=timezone.now() + timedelta(seconds=3))
+    item_locked, outcome = threading.Event(), []
+
+    def another_lease_of_the_item():
+        try:
+            with transaction.atomic():
+                list(Item.objects.select_for_update().filter(pk=lease.item_id))
+                item_locked.set()
+                time.sleep(5)  # the lease's time runs out while the row is held
+        finally:
+            connection.close()
+
+    def keep():
+        try:
+            item_locked.wait(timeout=10)
+            services.lease_keep(user=holder, token=lease.token)
+            outcome.append("kept")
+        except services.AnnotationError as refusal:
+            outcome.append(refusal.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=another_lease_of_the_item), threading.Thread(target=keep)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+
+    assert outcome == ["lease_expired"]
+    lease.refresh_from_db()
+    assert lease.state == AssignmentState.ACTIVE and lease.expires_at <= timezone.now()

@@ -289,3 +289,18 @@ def test_a_participant_of_another_panel_can_leave_too(client, demo_dataset, luff
     assert "tell the panel that sent you" in left and "Prolific" not in left
     participant.refresh_from_db()
     assert participant.state == ParticipantState.RETURNED
+
+
+def test_a_participant_past_their_deadline_cannot_keep_an_item_longer(client, panel, luffy):
+    """Before the beat job times them out, a participant whose time is up asking to keep
+    their item is sent to where their work ends, and the lease is left as it was."""
+    late = admitted(panel, luffy, "late-keeper")
+    lease = annotation_services.assignment_next(user=late.user)
+    Participant.objects.filter(pk=late.pk).update(deadline=timezone.now() - timedelta(seconds=5))
+    client.force_login(late.user)
+
+    response = client.post(reverse("annotate-keep", args=[lease.token]))
+
+    assert response.status_code == 302
+    assert response["Location"] != reverse("annotate-item", args=[lease.token])
+    assert Assignment.objects.get(pk=lease.pk).expires_at == lease.expires_at
