@@ -43,6 +43,7 @@ ROLE_OF = {
     "annotate": SIGNED_IN,
     "annotate-item": SIGNED_IN,
     "annotate-skip": SIGNED_IN,
+    "annotate-keep": SIGNED_IN,
     "screening": SIGNED_IN,
     "screening-consent": SIGNED_IN,
     "screening-characters": SIGNED_IN,
