@@ -17,6 +17,16 @@ pytestmark = pytest.mark.django_db
 DEMO = {"SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8772", "HTTP_HOST": "127.0.0.1:8772"}
 
 
+def decide_on_the_staff_page(client, fan, decision: str) -> None:
+    """The manager's decision on the fan's application, sent from where DEMO says."""
+    qualification = Qualification.objects.get(profile__user=fan)
+    client.post(
+        "/staff/screening/review/",
+        {"qualification": [qualification.pk], "decision": decision},
+        **DEMO,
+    )
+
+
 def test_a_decision_email_links_to_the_site_as_the_manager_reached_it(
     client, manager, question_bank, luffy, settings, django_capture_on_commit_callbacks
 ):
@@ -26,14 +36,7 @@ def test_a_decision_email_links_to_the_site_as_the_manager_reached_it(
     client.force_login(manager)
 
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(
-            "/staff/screening/review/",
-            {
-                "qualification": [Qualification.objects.get(profile__user=fan).pk],
-                "decision": "approve",
-            },
-            **DEMO,
-        )
+        decide_on_the_staff_page(client, fan, "approve")
 
     [email] = mail.outbox
     assert "http://127.0.0.1:8772/screening/" in email.body
@@ -70,14 +73,7 @@ def test_a_site_url_set_explicitly_wins_over_the_request(
     client.force_login(manager)
 
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(
-            "/staff/screening/review/",
-            {
-                "qualification": [Qualification.objects.get(profile__user=fan).pk],
-                "decision": "reject",
-            },
-            **DEMO,
-        )
+        decide_on_the_staff_page(client, fan, "reject")
 
     [email] = mail.outbox
     assert "https://rate.example.org/screening/" in email.body
