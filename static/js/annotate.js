@@ -243,23 +243,18 @@
       if (!line.isConnected) { clearInterval(line._timer); return; }
       var left = line._deadline - Date.now();
       var minutes = Math.ceil(left / 60000);
-      var words;
-      if (left <= 0) {
-        words = line.dataset.over;
-        clearInterval(line._timer);
-      } else {
-        var kind = left <= warning ? "soon" : "left";
-        words = line.dataset[kind + (minutes === 1 ? "One" : "Other")].replace("{m}", minutes);
-      }
       var state = left <= 0 ? "over" : left <= warning ? "soon" : "left";
+      var words = state === "over" ? line.dataset.over
+        : line.dataset[state + (minutes === 1 ? "One" : "Other")].replace("{m}", minutes);
+      if (state === "over") { clearInterval(line._timer); }
       if (line._state && line._state !== state) {
         // Said once for a screen reader as the line turns; the countdown itself is not.
         line.querySelector("[role=status]").textContent = words;
       }
       line._state = state;
-      line.classList.toggle("soon", left <= warning);
-      line.classList.toggle("over", left <= 0);
-      if (keep) { keep.hidden = left > warning || left <= 0; }
+      line.classList.toggle("soon", state !== "left");
+      line.classList.toggle("over", state === "over");
+      if (keep) { keep.hidden = state !== "soon"; }
       // Rewritten only when it changes (a minute's step, not every tick).
       if (text.textContent.trim() !== words) { text.textContent = words; }
     }
